@@ -1,0 +1,68 @@
+"""The protocol of each stage, in one place, so the architecture reads in one file.
+
+    TaskSource ─► Sandbox ⇄ Teacher (agent loop) ─► Verifier ─► Filter ─► Renderer ─► Sink
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from factory.records import Attempt, Completion, Message, Task, Verdict
+
+
+class TaskSource(Protocol):
+    def __iter__(self) -> Iterator[Task]: ...
+
+
+@dataclass(frozen=True)
+class ExecResult:
+    exit_code: int | None
+    """None when the command was killed at its timeout."""
+    output: str
+    """stdout and stderr interleaved, truncated with a marker past the configured size."""
+    timed_out: bool = False
+    truncated_bytes: int = 0
+
+
+class Sandbox(Protocol):
+    """A live container holding a task's repo at its committed start state."""
+
+    workdir: str
+
+    async def exec(self, cmd: str, timeout: float | None = None, *, user: str | None = None) -> ExecResult: ...
+    async def read_file(self, path: str) -> bytes: ...
+    async def write_file(self, path: str, data: bytes | str) -> None: ...
+    async def list_files(self, path: str) -> list[str]: ...
+    async def diff(self) -> str: ...
+    async def close(self) -> None: ...
+
+
+class Teacher(Protocol):
+    """A model that writes one assistant turn given the conversation and tool schemas."""
+
+    name: str
+    model: str
+
+    async def complete(self, messages: list[Message], tools: list[dict[str, Any]]) -> Completion: ...
+
+
+class Verifier(Protocol):
+    async def verify(self, task: Task, patch: str) -> Verdict: ...
+
+
+class Filter(Protocol):
+    """A pure stage: keeps attempts, and names a reason for every one it drops."""
+
+    name: str
+
+    def apply(self, attempts: list[Attempt]) -> tuple[list[Attempt], list[tuple[Attempt, str]]]: ...
+
+
+class Renderer(Protocol):
+    def render(self, messages: list[Message], tools: list[dict[str, Any]]) -> Any: ...
+
+
+class Sink(Protocol):
+    def write(self, rows: Iterable[dict[str, Any]]) -> None: ...

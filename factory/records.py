@@ -1,0 +1,212 @@
+"""The records that flow between stages (DESIGN.md, "Records").
+
+Tasks go in, trajectories come out of the agent loop, verdicts out of the verifier.
+Every record is a pydantic model so it round-trips through JSON unchanged.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Record(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# ---------------------------------------------------------------------------- tasks
+
+
+class StartState(Record):
+    """How to reach the task's start state inside its image (applied by the sandbox)."""
+
+    bug_patch: str = ""
+    """SWE-smith: the diff that introduces the bug, applied on top of the image's repo."""
+    base_commit: str | None = None
+    """SWE-bench / SWE-Gym: the commit the image's repo must be at."""
+    hide_paths: list[str] = Field(default_factory=list)
+    """Files removed from the agent's view (SWE-smith: the FAIL_TO_PASS test files)."""
+
+
+class Task(Record):
+    instance_id: str
+    repo: str
+    problem_statement: str
+    image: str
+    workdir: str = "/testbed"
+    start: StartState = Field(default_factory=StartState)
+    gold_patch: str = ""
+    """The reference fix: a diff from the start state to solved."""
+    test_patch: str = ""
+    """Hidden tests added only at verification (SWE-bench style)."""
+    FAIL_TO_PASS: list[str] = Field(default_factory=list)
+    PASS_TO_PASS: list[str] = Field(default_factory=list)
+    test_cmd: str | None = None
+    """Shell prefix that makes the test environment (e.g. conda activate); None = image default."""
+    source: str = ""
+    """Which task set and format the task came from, e.g. 'swesmith:path/tasks.jsonl'."""
+
+
+# ---------------------------------------------------------------------- trajectories
+
+
+class ToolCall(Record):
+    id: str
+    name: str
+    arguments: str
+    """JSON text exactly as the teacher produced it (may be invalid: that is a format error)."""
+
+
+class Message(Record):
+    """One chat message in OpenAI layout; `reasoning` carries thinking text where a teacher gives it."""
+
+    role: Literal["system", "user", "assistant", "tool"]
+    content: str = ""
+    reasoning: str | None = None
+    provider_blocks: list[dict[str, Any]] | None = None
+    """Opaque provider content kept for continuity (Anthropic thinking signatures)."""
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    tool_call_id: str | None = None
+    name: str | None = None
+
+    def to_openai(self) -> dict[str, Any]:
+        """The TRL / OpenAI chat layout: tool-call arguments stay JSON strings."""
+        out: dict[str, Any] = {"role": self.role, "content": self.content}
+        if self.reasoning is not None:
+            out["reasoning_content"] = self.reasoning
+        if self.tool_calls:
+            out["tool_calls"] = [
+                {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+                for c in self.tool_calls
+            ]
+        if self.role == "tool":
+            out["tool_call_id"] = self.tool_call_id
+            if self.name:
+                out["name"] = self.name
+        return out
+
+
+class Usage(Record):
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(**{k: getattr(self, k) + getattr(other, k) for k in Usage.model_fields})
+
+
+class Exit(StrEnum):
+    submitted = "submitted"
+    max_turns = "max_turns"
+    max_tokens = "max_tokens"
+    format_error = "format_error"
+    timeout = "timeout"
+    sandbox_error = "sandbox_error"
+    teacher_error = "teacher_error"
+    budget = "budget"
+
+
+class Turn(Record):
+    """Accounting for one teacher call; the message itself is in Trajectory.messages."""
+
+    usage: Usage = Field(default_factory=Usage)
+    cost_usd: float | None = None
+    """None when the model has no known price (never 0 by default)."""
+    seconds: float = 0.0
+    retries: int = 0
+
+
+class Trajectory(Record):
+    instance_id: str
+    teacher: str
+    model: str
+    messages: list[Message]
+    tools: list[dict[str, Any]] = Field(default_factory=list)
+    patch: str = ""
+    exit: Exit
+    error: str | None = None
+    turns: list[Turn] = Field(default_factory=list)
+    wall_seconds: float = 0.0
+    scripted: bool = False
+    """True when an offline scripted teacher produced it; such data is labelled everywhere."""
+
+    @property
+    def usage(self) -> Usage:
+        return sum((t.usage for t in self.turns), Usage())
+
+    @property
+    def cost_usd(self) -> float | None:
+        costs = [t.cost_usd for t in self.turns]
+        return None if any(c is None for c in costs) else sum(costs)  # type: ignore[misc]
+
+
+# ---------------------------------------------------------------------------- verdicts
+
+
+class TestStatus(StrEnum):
+    passed = "passed"
+    failed = "failed"
+    error = "error"
+    skipped = "skipped"
+    xfailed = "xfailed"
+    missing = "missing"
+
+
+class Reason(StrEnum):
+    patch_rejected = "patch_rejected"
+    patch_failed = "patch_failed"
+    tests_failed = "tests_failed"
+    timeout = "timeout"
+    no_report = "no_report"
+    tampered = "tampered"
+    sandbox_error = "sandbox_error"
+
+
+class Verdict(Record):
+    resolved: bool
+    reason: Reason | None = None
+    detail: str = ""
+    tests: dict[str, TestStatus] = Field(default_factory=dict)
+    flags: list[str] = Field(default_factory=list)
+    """Things a reviewer should see: dropped test hunks, suspicious code, ..."""
+    seconds: float = 0.0
+
+
+# ---------------------------------------------------------------------------- teacher turns
+
+
+class Completion(Record):
+    """One assistant turn from a teacher, with what it cost."""
+
+    message: Message
+    stop_reason: str = ""
+    usage: Usage = Field(default_factory=Usage)
+    cost_usd: float | None = None
+    retries: int = 0
+    seconds: float = 0.0
+
+
+# ---------------------------------------------------------------------------- attempts
+
+
+class AttemptKey(Record):
+    """Identity of one attempt; writing the same key twice is harmless (DESIGN.md)."""
+
+    run_id: str
+    instance_id: str
+    teacher: str
+    index: int
+
+
+class Attempt(Record):
+    """One finished attempt: what the agent did and what the verifier said."""
+
+    key: AttemptKey
+    repo: str = ""
+    trajectory: Trajectory | None = None
+    verdict: Verdict | None = None
+    error_class: str | None = None
+    """Set when infrastructure (sandbox, teacher outage) ended the attempt."""
