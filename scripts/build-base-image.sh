@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build the base sandbox image without any registry: a Debian root filesystem made by
 # debootstrap from this machine's configured Debian mirror, then `docker import`.
-# Skipped when the image exists. Where a registry is reachable, docker/python311.Dockerfile
+# Skipped when the image exists. Where a registry is reachable, scripts/python311.Dockerfile
 # builds the same image with `docker build` (set FACTORY_BASE_FROM_REGISTRY=1).
 set -euo pipefail
 
@@ -16,7 +16,7 @@ if docker image inspect "$IMAGE" >/dev/null 2>&1; then
 fi
 
 if [ "${FACTORY_BASE_FROM_REGISTRY:-0}" = 1 ]; then
-  exec docker build -t "$IMAGE" -f "$(dirname "$0")/../docker/python311.Dockerfile" "$(dirname "$0")/../docker"
+  exec docker build -t "$IMAGE" -f "$(dirname "$0")/python311.Dockerfile" "$(dirname "$0")"
 fi
 
 # The first Debian mirror this machine's apt is configured with (deb822 or one-line form).

@@ -1,0 +1,37 @@
+# Every target is idempotent and works on a fresh Debian machine as root:
+# `make test` installs what it needs (venv, Docker engine, base image) by itself.
+VENV       ?= .venv
+PYTHON     ?= python3
+BASE_IMAGE ?= factory/python:3.11
+BIN        := $(VENV)/bin
+
+.PHONY: setup docker images test lint demo bench clean
+
+setup: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[dev]'
+	touch $@
+
+docker:
+	@bash scripts/ensure-docker.sh
+
+images: docker
+	@bash scripts/build-base-image.sh $(BASE_IMAGE)
+
+test: setup docker images
+	$(BIN)/pytest -q -ra
+
+lint: setup
+	$(BIN)/ruff check factory tests bench
+
+demo: setup docker images
+	$(BIN)/factory run pipelines/demo.yaml --dry-run
+
+bench: setup docker images
+	$(BIN)/python bench/run.py
+
+clean:
+	-$(BIN)/factory clean --all
+	rm -rf $(VENV) .pytest_cache .ruff_cache

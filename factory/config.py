@@ -1,0 +1,304 @@
+"""The pipeline YAML as typed models, with errors that name file, line, column and field.
+
+    Pipeline ── tasks, teachers[], agent, sandbox, verifier, sampling, filters, output,
+                warehouse, budget
+
+Unknown keys are errors everywhere. `${VAR}` and `${VAR:-default}` in string values are
+read from the environment; values that came from the environment are never printed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from factory.errors import ConfigError
+
+
+class Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+
+class TasksConfig(Section):
+    source: str
+    """A task-set folder, a JSONL or Parquet file, or a Hugging Face dataset name."""
+    format: Literal["auto", "swesmith", "swebench"] = "auto"
+    """Row schema; `auto` tells SWE-smith rows (bug `patch`) from SWE-bench rows (`test_patch`)."""
+    split: str = "train"
+    """Dataset split, for Hugging Face sources."""
+    streaming: bool = False
+    """Stream a Hugging Face dataset instead of downloading it whole."""
+    limit: int | None = Field(default=None, ge=1)
+    """Use at most this many tasks (after selection and shuffling)."""
+    shuffle_seed: int | None = None
+    """Shuffle the tasks with this seed before `limit`; None keeps the source order."""
+    include_ids: list[str] = Field(default_factory=list)
+    exclude_ids: list[str] = Field(default_factory=list)
+    include_repos: list[str] = Field(default_factory=list)
+    exclude_repos: list[str] = Field(default_factory=list)
+    test_cmd: str | None = None
+    """Shell prefix that sets up the test environment, overriding the task set's default."""
+    strict: bool = False
+    """Fail the load on the first bad row instead of reporting and skipping it."""
+    skip_invalid: bool = True
+    """Skip tasks that `factory tasks validate` marked broken or flaky."""
+
+
+class TeacherConfig(Section):
+    """One teacher; provider-specific options are checked by the teacher's own config."""
+
+    model_config = ConfigDict(extra="allow")
+    kind: Literal["anthropic", "openai", "scripted"]
+    """Which client: `anthropic`, `openai` (also any OpenAI-compatible server) or `scripted` (offline)."""
+    model: str
+    """Model name sent to the API (for `scripted`, a label)."""
+    name: str | None = None
+    """Short name used in the warehouse and dataset; defaults to the model name."""
+
+    @property
+    def label(self) -> str:
+        return self.name or self.model
+
+
+class AgentConfig(Section):
+    max_turns: int = Field(default=50, ge=1)
+    """Teacher calls per attempt before it ends with exit `max_turns`."""
+    max_tokens: int = Field(default=1_000_000, ge=1)
+    """Input plus output tokens per attempt before exit `max_tokens`."""
+    max_wall_seconds: float = Field(default=1800, gt=0)
+    """Wall time per attempt before exit `timeout`."""
+    max_cost_usd: float | None = Field(default=None, gt=0)
+    """Cost per attempt before exit `budget`; None for no per-attempt cap."""
+    command_timeout: float = Field(default=120, gt=0)
+    """Seconds a single bash tool call may run before it is killed."""
+    output_limit: int = Field(default=10_000, ge=100)
+    """Characters of tool output shown to the teacher; the rest is cut with a marker."""
+    format_error_retries: int = Field(default=0, ge=0)
+    """Re-prompt this many times after a malformed tool call; 0 ends the attempt at once."""
+    system_prompt: str | None = None
+    """Template of the system prompt; None uses the built-in SWE prompt."""
+    instance_prompt: str | None = None
+    """Template of the first user message ({problem_statement}, {workdir}); None = built-in."""
+
+
+class SandboxConfig(Section):
+    network: str = "none"
+    """Docker network mode of agent containers; `none` keeps them offline."""
+    memory: str = "2g"
+    """Memory limit per container (Docker units)."""
+    cpus: float = Field(default=1.0, gt=0)
+    """CPU limit per container."""
+    pids_limit: int = Field(default=512, ge=16)
+    """Process limit per container: a fork bomb stops here."""
+    user: str = "agent"
+    """User that commands run as, where the image has it; root otherwise."""
+    max_live: int = Field(default=8, ge=1)
+    """Containers alive at once, warm ones included."""
+    warm: int = Field(default=0, ge=0)
+    """Containers created ahead of need per image."""
+    create_rate: float = Field(default=4.0, gt=0)
+    """Container creations per second, at most."""
+    self_destruct_seconds: int = Field(default=4 * 3600, ge=60)
+    """A container removes itself after this long, even if the factory died."""
+    output_limit_bytes: int = Field(default=1_000_000, ge=1024)
+    """Bytes of command output kept per exec; the rest is cut with a marker."""
+
+
+class VerifierConfig(Section):
+    timeout: float = Field(default=900, gt=0)
+    """Seconds the hidden tests may run."""
+    memory: str = "4g"
+    """Memory limit of the verification container."""
+
+
+class SamplingConfig(Section):
+    attempts_per_task: int = Field(default=5, ge=1)
+    """Attempts per task and teacher, at most."""
+    stop_after_kept: int = Field(default=3, ge=1)
+    """Stop sampling a task once it has this many verified, loop-free, distinct successes."""
+    give_up_after_failures: int | None = Field(default=None, ge=1)
+    """Stop sampling a task after this many failures in a row; None never gives up."""
+    max_in_flight: int = Field(default=8, ge=1)
+    """Attempts running at once across all teachers."""
+    infra_retries: int = Field(default=2, ge=0)
+    """Redo an attempt this many times when infrastructure (sandbox, API outage) failed it."""
+    seed: int = 0
+    """Seed for every random choice of the run."""
+
+
+class FiltersConfig(Section):
+    """Replaced by the filters stage's own config when it lands (issue 8)."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+class OutputConfig(Section):
+    dir: str = "runs"
+    """Folder under which each run writes `<dir>/<run id>/` (relative to the YAML file)."""
+    template: Literal["qwen3", "chatml"] = "qwen3"
+    """Chat template of the `tokenized` config."""
+    license: str = "apache-2.0"
+    """License written into the dataset card."""
+    pretty_name: str | None = None
+    hub_repo_id: str | None = None
+    """Default `ORG/NAME` for `factory push`."""
+    private: bool = True
+
+
+class WarehouseConfig(Section):
+    path: str | None = None
+    """DuckDB file; None puts `warehouse.duckdb` in the run folder."""
+
+
+class BudgetConfig(Section):
+    max_cost_usd: float | None = Field(default=None, gt=0)
+    """Stop launching attempts when spent plus in-flight estimate reaches this."""
+
+
+class Pipeline(Section):
+    name: str
+    """Name of the pipeline; default prefix of run ids and the dataset's pretty name."""
+    description: str = ""
+    tasks: TasksConfig
+    teachers: list[TeacherConfig] = Field(min_length=1)
+    agent: AgentConfig = Field(default_factory=AgentConfig)
+    sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
+    verifier: VerifierConfig = Field(default_factory=VerifierConfig)
+    sampling: SamplingConfig = Field(default_factory=SamplingConfig)
+    filters: FiltersConfig = Field(default_factory=FiltersConfig)
+    output: OutputConfig = Field(default_factory=OutputConfig)
+    warehouse: WarehouseConfig = Field(default_factory=WarehouseConfig)
+    budget: BudgetConfig = Field(default_factory=BudgetConfig)
+
+    path: Path | None = Field(default=None, exclude=True)
+    """Where the pipeline was read from; relative paths in it resolve against its folder."""
+
+    def resolve(self, relative: str) -> Path:
+        base = self.path.parent if self.path else Path.cwd()
+        return (base / relative).resolve()
+
+
+# ------------------------------------------------------------------------------ loading
+
+_ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+
+
+def load_pipeline(path: str | Path) -> Pipeline:
+    """Read and validate a pipeline YAML; every problem is a `ConfigError` with file:line:col."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise ConfigError(str(path), None, None, "", f"cannot read: {exc.strerror}") from exc
+    return parse_pipeline(text, str(path))
+
+
+def parse_pipeline(text: str, filename: str = "<pipeline>") -> Pipeline:
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        problem = getattr(exc, "problem", None) or str(exc)
+        line, col = (mark.line + 1, mark.column + 1) if mark else (None, None)
+        raise ConfigError(filename, line, col, "", f"YAML syntax error: {problem}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(filename, 1, 1, "", "a pipeline is a YAML mapping (name:, tasks:, teachers:, ...)")
+    data = _interpolate(data, root, filename, ())
+    try:
+        pipeline = Pipeline.model_validate(data)
+    except ValidationError as exc:
+        raise _config_error(exc, root, filename) from None
+    if filename != "<pipeline>":
+        pipeline.path = Path(filename).resolve()
+    return pipeline
+
+
+def _interpolate(value: Any, root: yaml.Node, filename: str, loc: tuple[Any, ...]) -> Any:
+    if isinstance(value, dict):
+        return {k: _interpolate(v, root, filename, (*loc, k)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_interpolate(v, root, filename, (*loc, i)) for i, v in enumerate(value)]
+    if not isinstance(value, str) or "${" not in value:
+        return value
+
+    def lookup(match: re.Match[str]) -> str:
+        name, default = match.group(1), match.group(2)
+        if name in os.environ:
+            return os.environ[name]
+        if default is not None:
+            return default
+        line, col = _position(root, loc)
+        raise ConfigError(
+            filename, line, col, _dotted(loc),
+            f"environment variable {name} is not set; export it or write ${{{name}:-default}}",
+        )
+
+    return _ENV_REF.sub(lookup, value)
+
+
+def _config_error(exc: ValidationError, root: yaml.Node, filename: str) -> ConfigError:
+    """The first validation error, placed on the YAML node it is about."""
+    err = exc.errors(include_url=False, include_input=False)[0]
+    loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and p in _UNION_TAGS))
+    message = err["msg"]
+    if err["type"] == "missing":
+        message = "field required"
+    elif err["type"] == "extra_forbidden":
+        message = f"unknown key (valid keys: {', '.join(_valid_keys(loc))})"
+    line, col = _position(root, loc, at_key=err["type"] == "extra_forbidden")
+    return ConfigError(filename, line, col, _dotted(loc), message)
+
+
+_UNION_TAGS = {"str", "int", "float", "bool", "list[str]", "none"}
+
+
+def _valid_keys(loc: tuple[Any, ...]) -> list[str]:
+    model: Any = Pipeline
+    for part in loc[:-1]:
+        if isinstance(part, int):
+            continue
+        field = model.model_fields.get(part)
+        if field is None:
+            return []
+        annotation = field.annotation
+        args = getattr(annotation, "__args__", ())
+        model = next((a for a in (annotation, *args) if isinstance(a, type) and issubclass(a, BaseModel)), None)
+        if model is None:
+            return []
+    return sorted(model.model_fields)
+
+
+def _position(
+    root: yaml.Node | None, loc: tuple[Any, ...], *, at_key: bool = False
+) -> tuple[int | None, int | None]:
+    """Line and column of the deepest node on `loc` that exists (a missing key points at its parent)."""
+    node = root
+    for depth, part in enumerate(loc, 1):
+        child = None
+        if isinstance(node, yaml.MappingNode):
+            for key, val in node.value:
+                if key.value == part:
+                    # an unknown key is reported where the key is written, a bad value at the value
+                    child = key if at_key and depth == len(loc) else val
+                    break
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
+            child = node.value[part]
+        if child is None:
+            break
+        node = child
+    if node is None:
+        return None, None
+    return node.start_mark.line + 1, node.start_mark.column + 1
+
+
+def _dotted(loc: tuple[Any, ...]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out

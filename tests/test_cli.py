@@ -1,0 +1,58 @@
+"""The command line as a user meets it: a real subprocess, real exit codes."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parent.parent
+
+
+def factory(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "factory.cli", *args], capture_output=True, text=True, cwd=ROOT, env=env
+    )
+
+
+def test_version_and_help():
+    assert factory("--version").stdout.startswith("factory ")
+    out = factory("--help")
+    assert out.returncode == 0
+    assert "run" in out.stdout
+
+
+@pytest.mark.parametrize("name", ["demo.yaml", "swe_smith.yaml", "swe_gym.yaml"])
+def test_dry_run_prints_the_plan(name):
+    out = factory("run", f"pipelines/{name}", "--dry-run", "--limit", "7", "--max-cost", "12.5")
+    assert out.returncode == 0, out.stderr
+    assert "limit=7" in out.stdout
+    assert "$12.50" in out.stdout
+    assert "teacher" in out.stdout
+
+
+def test_broken_yaml_exits_2_with_one_line(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: x\ntasks:\n  source: t\nteachers:\n  - kind: nope\n    model: m\n")
+    out = factory("run", str(bad), "--dry-run")
+    assert out.returncode == 2
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1
+    assert f"{bad}:5:11: teachers[0].kind:" in lines[0]
+    assert "Traceback" not in out.stderr
+
+
+def test_secrets_from_the_environment_are_not_printed(tmp_path):
+    import os
+
+    secret = "sk-ant-test-SECRET-do-not-print-123"
+    cfg = tmp_path / "p.yaml"
+    cfg.write_text(
+        "name: x\ntasks:\n  source: t\nteachers:\n  - kind: anthropic\n    model: m\n"
+        "    api_key: ${FACTORY_TEST_KEY}\n"
+    )
+    out = factory("run", str(cfg), "--dry-run", env={**os.environ, "FACTORY_TEST_KEY": secret})
+    assert out.returncode == 0, out.stderr
+    assert secret not in out.stdout + out.stderr

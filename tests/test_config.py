@@ -1,0 +1,97 @@
+"""The pipeline config: valid files load; bad ones name file, line, column and field."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from factory.config import Pipeline, load_pipeline, parse_pipeline
+from factory.errors import ConfigError
+
+PIPELINES = sorted(Path(__file__).parent.parent.joinpath("pipelines").glob("*.yaml"))
+
+VALID = """\
+name: t
+tasks:
+  source: tasks.jsonl
+teachers:
+  - kind: scripted
+    model: s
+  - kind: openai
+    model: gpt-4.1
+sampling:
+  attempts_per_task: 3
+"""
+
+
+@pytest.mark.parametrize("path", PIPELINES, ids=lambda p: p.name)
+def test_every_builtin_pipeline_loads(path):
+    pipeline = load_pipeline(path)
+    assert isinstance(pipeline, Pipeline)
+    assert pipeline.teachers and pipeline.tasks.source
+
+
+def test_valid_file_fills_defaults_and_resolves_paths(tmp_path):
+    path = tmp_path / "p.yaml"
+    path.write_text(VALID)
+    p = load_pipeline(path)
+    assert p.sampling.attempts_per_task == 3
+    assert p.sampling.stop_after_kept == 3
+    assert p.sandbox.network == "none"
+    assert p.teachers[1].label == "gpt-4.1"
+    assert p.resolve(p.tasks.source) == tmp_path / "tasks.jsonl"
+
+
+def error_for(text: str) -> ConfigError:
+    with pytest.raises(ConfigError) as info:
+        parse_pipeline(text, "p.yaml")
+    return info.value
+
+
+def test_unknown_key_names_its_line_and_the_valid_keys():
+    err = error_for(VALID + "  max_attempts: 4\n")
+    assert (err.line, err.column) == (11, 3)
+    assert err.field == "sampling.max_attempts"
+    assert "unknown key" in err.message and "attempts_per_task" in err.message
+    assert str(err).startswith("p.yaml:11:3: sampling.max_attempts: unknown key")
+
+
+def test_missing_field_points_at_the_mapping_that_lacks_it():
+    err = error_for(VALID.replace("    model: gpt-4.1\n", "    name: x\n"))
+    assert err.field == "teachers[1].model"
+    assert err.message == "field required"
+    assert err.line == 7
+
+
+def test_wrong_type_names_the_value():
+    err = error_for(VALID.replace("attempts_per_task: 3", "attempts_per_task: many"))
+    assert (err.line, err.column) == (10, 22)
+    assert err.field == "sampling.attempts_per_task"
+    assert "integer" in err.message
+
+
+def test_yaml_syntax_error_names_line_and_column():
+    err = error_for("name: t\ntasks:\n  source: [unclosed\nteachers: []\n")
+    assert err.line == 4
+    assert "YAML syntax error" in err.message
+
+
+def test_top_level_must_be_a_mapping():
+    assert "mapping" in error_for("- a\n- b\n").message
+
+
+def test_env_interpolation_with_default_and_missing(monkeypatch):
+    monkeypatch.setenv("FACTORY_TEST_SOURCE", "from-env.jsonl")
+    text = VALID.replace("tasks.jsonl", "${FACTORY_TEST_SOURCE}")
+    assert parse_pipeline(text).tasks.source == "from-env.jsonl"
+    assert parse_pipeline(VALID.replace("tasks.jsonl", "${FACTORY_UNSET_VAR:-d.jsonl}")).tasks.source == "d.jsonl"
+    monkeypatch.delenv("FACTORY_UNSET_VAR", raising=False)
+    err = error_for(VALID.replace("tasks.jsonl", "${FACTORY_UNSET_VAR}"))
+    assert err.field == "tasks.source" and err.line == 3
+    assert "FACTORY_UNSET_VAR is not set" in err.message
+
+
+def test_unreadable_file_is_a_config_error(tmp_path):
+    with pytest.raises(ConfigError, match="cannot read"):
+        load_pipeline(tmp_path / "nope.yaml")
