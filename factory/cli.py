@@ -64,6 +64,19 @@ def run(
         raise UsageError("factory run without --dry-run needs the scheduler (issue 7), not landed yet")
 
 
+@app.command()
+def clean(
+    all_: Annotated[bool, typer.Option("--all", help="Remove every factory container, also of live runs.")] = False,
+    run_id: Annotated[str | None, typer.Option(help="Remove the containers of this run only.")] = None,
+) -> None:
+    """Remove leftover sandbox containers (found by their factory labels)."""
+    from factory.sandbox import remove_containers
+
+    removed = remove_containers(run_id=run_id, everything=all_)
+    scope = "all factory containers" if all_ else (f"run {run_id}" if run_id else "containers of dead factory processes")
+    console.print(f"removed {removed} container(s): {scope}")
+
+
 def print_plan(config: Pipeline, run_id: str | None) -> None:
     """The plan of a run; never prints values that came from the environment (secrets)."""
     t, s = config.tasks, config.sampling

@@ -24,7 +24,7 @@ if ! command -v dockerd >/dev/null 2>&1; then
   apt-get update -qq
   # policy-rc.d keeps the package from trying to start a service manager we may not have
   printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d
-  apt-get install -y -qq --no-install-recommends docker.io iptables >/dev/null \
+  apt-get install -y -qq --no-install-recommends docker.io tini iptables >/dev/null \
     || { rm -f /usr/sbin/policy-rc.d; fail "apt-get install docker.io failed"; }
   rm -f /usr/sbin/policy-rc.d
 fi

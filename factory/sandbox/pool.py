@@ -1,0 +1,117 @@
+"""A warm pool: containers for upcoming attempts are started ahead of need.
+
+Bounded by `max_live` (every live container holds a slot, warm ones included) and by a
+creation rate, so start latency leaves the critical path without flooding the engine.
+Warm containers hold no task state: the start state is applied when one is acquired.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import defaultdict
+
+from factory.config import SandboxConfig
+from factory.records import StartState
+from factory.sandbox.docker import DockerSandbox
+
+
+class CreationRate:
+    """At most `per_second` container creations per second, spaced evenly."""
+
+    def __init__(self, per_second: float):
+        self.interval = 1.0 / per_second
+        self.next_at = 0.0
+        self.lock = asyncio.Lock()
+
+    async def wait(self) -> None:
+        async with self.lock:
+            delay = self.next_at - time.monotonic()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            self.next_at = max(self.next_at, time.monotonic()) + self.interval
+
+
+class SandboxPool:
+    def __init__(self, config: SandboxConfig, run_id: str = "adhoc"):
+        self.config = config
+        self.run_id = run_id
+        self.slots = asyncio.Semaphore(config.max_live)
+        self.rate = CreationRate(config.create_rate)
+        self.warm: dict[tuple[str, str], list[DockerSandbox]] = defaultdict(list)
+        self.live: set[DockerSandbox] = set()
+        self.warming: set[asyncio.Task] = set()
+
+    async def _create(self, image: str, workdir: str, attempt_id: str) -> DockerSandbox:
+        """Create a container in a slot the caller already holds; the slot is freed on failure."""
+        try:
+            await self.rate.wait()
+            sandbox = await DockerSandbox.create(
+                image, self.config, workdir=workdir, run_id=self.run_id, attempt_id=attempt_id
+            )
+        except BaseException:
+            self.slots.release()
+            raise
+        self.live.add(sandbox)
+        return sandbox
+
+    def prewarm(self, image: str, workdir: str = "/testbed", count: int | None = None) -> None:
+        """Start up to `count` (default: config.warm) containers of `image` in the background, slots permitting."""
+        want = (self.config.warm if count is None else count) - len(self.warm[(image, workdir)])
+        for _ in range(want):
+            task = asyncio.create_task(self._warm_one(image, workdir))
+            self.warming.add(task)
+            task.add_done_callback(self.warming.discard)
+
+    async def _warm_one(self, image: str, workdir: str) -> None:
+        if self.slots.locked():
+            return  # warming never waits for a slot: real attempts come first
+        await self.slots.acquire()  # does not suspend: a slot is free
+        sandbox = await self._create(image, workdir, "warm")
+        self.warm[(image, workdir)].append(sandbox)
+
+    async def acquire(self, image: str, start: StartState, *, workdir: str = "/testbed", attempt_id: str) -> DockerSandbox:
+        """A started sandbox at the start state: a warm one when there is one, else a new one."""
+        spare = self.warm[(image, workdir)]
+        sandbox = spare.pop() if spare else None
+        if sandbox is None:
+            await self._take_slot()
+            sandbox = await self._create(image, workdir, attempt_id)
+        try:
+            await sandbox.prepare(start)
+        except BaseException:
+            await self.release(sandbox)
+            raise
+        return sandbox
+
+    async def _take_slot(self) -> None:
+        # warm containers of other images give way rather than starve a real attempt
+        while self.slots.locked():
+            other = next((lst for lst in self.warm.values() if lst), None)
+            if other is None:
+                break
+            await self.release(other.pop())
+        await self.slots.acquire()
+
+    async def release(self, sandbox: DockerSandbox) -> None:
+        if sandbox not in self.live:
+            return
+        self.live.discard(sandbox)
+        try:
+            await asyncio.shield(sandbox.close())
+        finally:
+            self.slots.release()
+
+    async def close(self) -> None:
+        """Cancel warming and remove every container this pool started."""
+        for task in list(self.warming):
+            task.cancel()
+        await asyncio.gather(*self.warming, return_exceptions=True)
+        await asyncio.gather(*(self.release(s) for s in list(self.live)), return_exceptions=True)
+        self.warm.clear()
+
+    async def __aenter__(self) -> SandboxPool:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
