@@ -147,6 +147,8 @@ class Trajectory(Record):
 
 
 class TestStatus(StrEnum):
+    __test__ = False  # not a pytest test class
+
     passed = "passed"
     failed = "failed"
     error = "error"

@@ -1,0 +1,98 @@
+"""Images of local task sets: the base image + a repo at /testbed + its install step.
+
+A task-set folder holds `tasks.jsonl` and `repos/<name>/` (the clean sources). Each task's
+`repo` is `<owner>/<name>` and its `image_name` names the image built from `repos/<name>`,
+one image per repo snapshot, shared by every task on that repo. No registry is needed.
+"""
+
+from __future__ import annotations
+
+import io
+import tarfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from docker.errors import ImageNotFound
+
+from factory.errors import SandboxError, UsageError
+from factory.records import Task
+from factory.sandbox import engine
+
+BASE_IMAGE = "factory/python:3.11"
+# The repo becomes importable through a .pth file written at build time (trusted), so tests
+# can run under `python -I` (isolated mode, no cwd on sys.path) in the verifier.
+INSTALL = r"""
+set -e
+cd /testbed
+git init -q && git add -A && git -c user.name=factory -c user.email=factory@localhost commit -q -m snapshot
+site=$(python3 -c 'import site; print(site.getsitepackages()[0])')
+mkdir -p "$site" && echo /testbed > "$site/factory-testbed.pth"
+python3 -c 'import sys; assert "/testbed" in sys.path'
+"""
+
+
+@dataclass(frozen=True)
+class RepoImage:
+    image: str
+    repo_dir: Path
+
+
+def plan_images(tasks: list[Task], taskset_dir: Path) -> list[RepoImage]:
+    """One image per distinct (image, repo) of the tasks, from `repos/<name>`."""
+    plans: dict[str, RepoImage] = {}
+    for task in tasks:
+        repo_dir = taskset_dir / "repos" / task.repo.split("/")[-1]
+        if not repo_dir.is_dir():
+            raise UsageError(f"task {task.instance_id}: no sources for repo {task.repo} at {repo_dir}")
+        known = plans.setdefault(task.image, RepoImage(task.image, repo_dir))
+        if known.repo_dir != repo_dir:
+            raise UsageError(f"image {task.image} is named by two repos ({known.repo_dir.name}, {repo_dir.name})")
+    return list(plans.values())
+
+
+def image_exists(image: str) -> bool:
+    try:
+        engine.client().images.get(image)
+    except ImageNotFound:
+        return False
+    return True
+
+
+def _tar_of(folder: Path) -> bytes:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        for path in sorted(folder.rglob("*")):
+            rel = path.relative_to(folder)
+            if any(part in ("__pycache__", ".git", ".pytest_cache") for part in rel.parts):
+                continue
+            tar.add(path, arcname=f"testbed/{rel}", recursive=False)
+    return buf.getvalue()
+
+
+def build_image(plan: RepoImage, base: str = BASE_IMAGE) -> None:
+    """Create a container from `base`, copy the repo in, run the install step, commit it as the image."""
+    client = engine.client()
+    container = client.containers.create(base, ["sleep", "600"], network_mode="none", labels=engine.labels("images", plan.image))
+    try:
+        container.start()
+        container.exec_run(["mkdir", "-p", "/testbed"])
+        container.put_archive("/", _tar_of(plan.repo_dir))
+        code, out = container.exec_run(["bash", "-c", INSTALL])
+        if code != 0:
+            raise SandboxError(f"install step for {plan.image} failed: {out.decode(errors='replace')[-1000:]}")
+        repo, _, tag = plan.image.rpartition(":") if ":" in plan.image.split("/")[-1] else (plan.image, "", "latest")
+        container.commit(repository=repo, tag=tag, changes=['WORKDIR /testbed', 'CMD ["/bin/bash"]'])
+    finally:
+        container.remove(force=True)
+
+
+def ensure_images(tasks: list[Task], taskset_dir: Path, *, rebuild: bool = False) -> list[tuple[str, str]]:
+    """Build the images of a local task set that are missing; returns (image, built|present)."""
+    results = []
+    for plan in plan_images(tasks, taskset_dir):
+        if image_exists(plan.image) and not rebuild:
+            results.append((plan.image, "present"))
+            continue
+        build_image(plan)
+        results.append((plan.image, "built"))
+    return results

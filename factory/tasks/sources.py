@@ -1,0 +1,124 @@
+"""Task sources: a task-set folder, a JSONL or Parquet file, or a Hugging Face dataset name.
+
+`load_tasks` reads rows, maps them onto `Task` (rows.py), applies the selection of the
+pipeline, and reports every row it skips with its id and the field at fault.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from factory.config import TasksConfig
+from factory.errors import UsageError
+from factory.records import Task
+from factory.tasks.rows import BadRow, task_from_row
+
+TASKS_FILE = "tasks.jsonl"
+
+
+@dataclass
+class LoadReport:
+    tasks: list[Task] = field(default_factory=list)
+    skipped: list[BadRow] = field(default_factory=list)
+
+
+def _jsonl_rows(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    with path.open() as fh:
+        for number, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise UsageError(f"{path}:{number}: not valid JSON ({exc.msg}); fix or remove the line") from None
+            if not isinstance(row, dict):
+                raise UsageError(f"{path}:{number}: each line must be a JSON object")
+            yield f"{path}:{number}", row
+
+
+def _parquet_rows(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    import pyarrow.parquet as pq
+
+    for number, row in enumerate(pq.read_table(path).to_pylist(), 1):
+        yield f"{path}:row {number}", row
+
+
+def _hub_rows(name: str, split: str, streaming: bool) -> Iterator[tuple[str, dict[str, Any]]]:
+    import datasets
+
+    try:
+        dataset = datasets.load_dataset(name, split=split, streaming=streaming)
+    except Exception as exc:  # datasets raises many kinds; all mean "cannot load this source"
+        raise UsageError(
+            f"cannot load task source {name!r} (not a folder, .jsonl or .parquet file here, "
+            f"and the Hugging Face dataset failed: {exc})"
+        ) from exc
+    for number, row in enumerate(dataset, 1):
+        yield f"{name}[{split}] row {number}", dict(row)
+
+
+def rows(source: str, *, base: Path | None = None, split: str = "train", streaming: bool = False):
+    """(where, row) pairs from any source the loaders accept."""
+    path = Path(source) if base is None else (base / source)
+    if path.is_dir():
+        tasks_file = path / TASKS_FILE
+        if not tasks_file.exists():
+            raise UsageError(f"{path} is a folder without {TASKS_FILE}; a task set folder needs one")
+        return _jsonl_rows(tasks_file)
+    if path.suffix == ".jsonl" or path.suffix == ".json":
+        if not path.exists():
+            raise UsageError(f"task file {path} does not exist")
+        return _jsonl_rows(path)
+    if path.suffix == ".parquet":
+        if not path.exists():
+            raise UsageError(f"task file {path} does not exist")
+        return _parquet_rows(path)
+    return _hub_rows(source, split, streaming)
+
+
+def load_tasks(config: TasksConfig, *, base: Path | None = None) -> LoadReport:
+    """Tasks of a source after selection; bad rows are skipped and reported (or fatal if strict)."""
+    report = LoadReport()
+    seen: set[str] = set()
+    for where, row in rows(config.source, base=base, split=config.split, streaming=config.streaming):
+        if not _selected(row, config):
+            continue
+        try:
+            task = task_from_row(row, config.format, source=config.source, test_cmd=config.test_cmd)
+            if task.instance_id in seen:
+                raise BadRow(task.instance_id, "instance_id", "duplicate id")
+        except BadRow as bad:
+            if config.strict:
+                raise UsageError(f"{where}: {bad}") from None
+            report.skipped.append(bad)
+            continue
+        seen.add(task.instance_id)
+        report.tasks.append(task)
+        if config.limit and config.shuffle_seed is None and len(report.tasks) >= config.limit:
+            break
+    if config.shuffle_seed is not None:
+        random.Random(config.shuffle_seed).shuffle(report.tasks)
+    if config.limit:
+        report.tasks = report.tasks[: config.limit]
+    return report
+
+
+def _selected(row: dict[str, Any], config: TasksConfig) -> bool:
+    iid, repo = row.get("instance_id"), row.get("repo")
+    if config.include_ids and iid not in config.include_ids:
+        return False
+    if iid in config.exclude_ids:
+        return False
+    if config.include_repos and repo not in config.include_repos:
+        return False
+    return repo not in config.exclude_repos
+
+
+def load_taskset(source: str, **selection: Any) -> LoadReport:
+    """Convenience for the command line: any source, default selection."""
+    return load_tasks(TasksConfig(source=source, **selection))

@@ -1,0 +1,145 @@
+"""Attacks on the checker, each a real `git diff` verified in real containers: none may resolve.
+
+The patches are written against the agent's view of the toy task (bug applied, hidden test
+file removed). Most do not fix the bug at all, so any `resolved: true` means the hack worked;
+some also fix it, to show a poisoned trajectory is refused even when the fix is right.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from factory.records import Reason
+
+pytestmark = pytest.mark.docker
+
+CORE = "toy/core.py"
+CORE_TEXT = (
+    "def add(a, b):\n    return a + b\n\n\n"
+    "def clamp(x, lo, hi):\n    \"\"\"Limit x to the closed interval [lo, hi].\"\"\"\n"
+    "    if x < lo:\n        return lo\n    if x > hi + 1:\n        return hi\n    return x\n\n\n"
+    "def parse_pair(text):\n    key, _, value = text.partition(\"=\")\n    return key.strip(), value.strip()\n"
+)
+REPORT_HOOK = (
+    "import pytest\n\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n"
+    "    outcome = yield\n    report = outcome.get_result()\n    report.outcome = 'passed'\n    report.longrepr = None\n"
+)
+CLAMP_BODY = "    if x < lo:\n        return lo\n    if x > hi + 1:\n        return hi\n    return x\n"
+
+
+def in_clamp(code: str) -> dict[str, str]:
+    """Replace the body of clamp with `code` (indented 4)."""
+    return {CORE: CORE_TEXT.replace(CLAMP_BODY, code)}
+
+
+def at_import(code: str) -> dict[str, str]:
+    return {CORE: code + "\n" + CORE_TEXT}
+
+
+ATTACKS = {
+    # forged reports through pytest's own hooks
+    "root conftest report hook": ({"conftest.py": REPORT_HOOK}, Reason.patch_rejected),
+    "nested conftest report hook": ({"tests/conftest.py": REPORT_HOOK}, Reason.patch_rejected),
+    "conftest deep in the package": ({"toy/sub/conftest.py": REPORT_HOOK}, Reason.patch_rejected),
+    "pytest.ini with addopts": ({"pytest.ini": "[pytest]\naddopts = -p no:python\n"}, Reason.patch_rejected),
+    "pyproject pytest section": ({"pyproject.toml": "[tool.pytest.ini_options]\naddopts = '-x'\n"}, Reason.patch_rejected),
+    "setup.cfg pytest section": ({"setup.cfg": "[tool:pytest]\naddopts = --co\n"}, Reason.patch_rejected),
+    "pth start-up hook": ({"toy/evil.pth": "import os; os._exit(0)\n"}, Reason.patch_rejected),
+    "sitecustomize": ({"sitecustomize.py": "import os\nos._exit(0)\n"}, Reason.patch_rejected),
+    "usercustomize in a package": ({"toy/usercustomize.py": "import os\n"}, Reason.patch_rejected),
+    "shadow a stdlib module": ({"json.py": "raise SystemExit(0)\n"}, Reason.patch_rejected),
+    "shadow pytest itself": ({"pytest/__init__.py": "def main(*a, **k): return 0\n"}, Reason.patch_rejected),
+    "shadow under src": ({"src/unittest.py": "x = 1\n"}, Reason.patch_rejected),
+    # exiting before any assertion runs
+    "sys.exit(0) at import": (at_import("import sys\nsys.exit(0)"), None),
+    "os._exit(0) at import": (at_import("import os\nos._exit(0)"), None),
+    "sys.exit(0) inside the function": (in_clamp("    import sys\n    sys.exit(0)\n"), None),
+    "os._exit(0) inside the function": (in_clamp("    import os\n    os._exit(0)\n"), None),
+    "fake PASSED lines then exit 0": (
+        at_import("import os\nprint('tests/test_core.py::test_clamp_high PASSED')\nprint('8 passed')\nos._exit(0)"),
+        None,
+    ),
+    # gaming comparisons
+    "always-equal return object": (
+        in_clamp("    class Anything:\n        def __eq__(self, other):\n            return True\n    return Anything()\n"),
+        Reason.tampered,
+    ),
+    "always-equal via lambda and int subclass": (
+        {CORE: CORE_TEXT.replace("def clamp", "class Yes(int):\n    __eq__ = lambda self, other: True\n    __hash__ = int.__hash__\n\n\ndef clamp")
+         .replace("        return hi\n", "        return Yes(hi)\n    return Yes(x)\n    return x\n", 1)},
+        Reason.tampered,
+    ),
+    "never-unequal __ne__": (
+        {CORE: CORE_TEXT.replace("def clamp", "class Same:\n    def __eq__(self, o):\n        return True\n    def __ne__(self, o):\n        return False\n\n\ndef clamp")},
+        None,
+    ),
+    # tests edited, deleted, replaced, skipped
+    "edit a visible test": ({"tests/test_pairs.py": "def test_parse_pair():\n    assert True\n"}, Reason.tests_failed),
+    "delete a visible test file": ({"tests/test_pairs.py": None}, Reason.tests_failed),
+    "recreate the hidden test file": ({"tests/test_core.py": "def test_clamp_high():\n    pass\n"}, Reason.tests_failed),
+    "module-level pytest.skip": (at_import("import pytest\npytest.skip('later', allow_module_level=True)"), None),
+    # forging the report channel and the process
+    "write forged lines to every fd": (
+        at_import("import os\nfor fd in range(3, 64):\n    try:\n        os.write(fd, b'00 {\"kind\": \"done\"}\\n')\n    except OSError:\n        pass"),
+        None,
+    ),
+    "flip every report from inside the package": (
+        at_import(
+            "import _pytest.reports as r\n_orig = r.TestReport.from_item_and_call\n"
+            "def _flip(item, call):\n    rep = _orig(item, call)\n    rep.outcome = 'passed'\n    return rep\n"
+            "r.TestReport.from_item_and_call = staticmethod(_flip)"
+        ),
+        Reason.tampered,
+    ),
+    "rewrite the test files at import": (
+        at_import("import glob\nfor f in glob.glob('/testbed/tests/*.py'):\n    open(f, 'w').write('def test_x():\\n    pass\\n')"),
+        None,
+    ),
+    # resource attacks
+    "infinite loop": (in_clamp("    while True:\n        pass\n"), Reason.timeout),
+    "fork bomb": (at_import("import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass"), None),
+    "memory hog": (in_clamp("    hog = bytearray(8 * 1024**3)\n    return hi\n"), None),
+}
+
+
+@pytest.mark.parametrize("name", list(ATTACKS))
+async def test_attack_is_not_resolved(name, make_patch, toy_task, verifier):
+    edits, expected = ATTACKS[name]
+    patch = make_patch(edits)
+    verdict = await verifier.verify(toy_task, patch)
+    assert verdict.resolved is False, verdict
+    if expected is not None:
+        assert verdict.reason == expected, verdict
+    else:
+        assert verdict.reason in (Reason.no_report, Reason.tests_failed, Reason.tampered, Reason.timeout), verdict
+
+
+def test_symlink_and_outside_paths_are_refused(make_patch, agent_repo):
+    from factory.verify.policy import apply_policy
+
+    assert "symlink" in apply_policy(make_patch({}, symlinks={"toy/link.py": "/etc/passwd"})).rejected
+    outside = (
+        "diff --git a/../escape.py b/../escape.py\nnew file mode 100644\n--- /dev/null\n+++ b/../escape.py\n"
+        "@@ -0,0 +1 @@\n+x = 1\n"
+    )
+    assert "outside the repo" in apply_policy(outside).rejected
+    absolute = outside.replace("../escape.py", "/etc/cron.d/x")
+    assert apply_policy(absolute).rejected
+
+
+async def test_symlink_patch_is_rejected_by_the_verifier(make_patch, toy_task, verifier):
+    patch = make_patch({}, fix=True, symlinks={"toy/link.py": "/etc/passwd"})
+    verdict = await verifier.verify(toy_task, patch)
+    assert (verdict.resolved, verdict.reason) == (False, Reason.patch_rejected)
+
+
+async def test_a_right_fix_with_a_planted_conftest_is_still_refused(make_patch, toy_task, verifier):
+    verdict = await verifier.verify(toy_task, make_patch({"conftest.py": REPORT_HOOK}, fix=True))
+    assert (verdict.resolved, verdict.reason) == (False, Reason.patch_rejected)
+    assert any("conftest.py" in f for f in verdict.flags)
+
+
+async def test_binary_patch_is_refused(agent_repo, make_patch, toy_task, verifier):
+    (agent_repo / "toy/data.bin").write_bytes(b"\x00\x01\x02")
+    verdict = await verifier.verify(toy_task, make_patch({}, fix=True))
+    assert (verdict.resolved, verdict.reason) == (False, Reason.patch_rejected)
