@@ -77,6 +77,132 @@ def clean(
     console.print(f"removed {removed} container(s): {scope}")
 
 
+tasks_app = typer.Typer(help="Inspect and validate task sets.", no_args_is_help=True)
+images_app = typer.Typer(help="Build sandbox images of local task sets.", no_args_is_help=True)
+app.add_typer(tasks_app, name="tasks")
+app.add_typer(images_app, name="images")
+TASKSET_HELP = "A task-set folder, a JSONL or Parquet file, or a Hugging Face dataset name."
+
+
+def _load(taskset: str, strict: bool = False):
+    from factory.tasks import load_taskset
+
+    report = load_taskset(taskset, strict=strict, skip_invalid=False)
+    for bad in report.skipped:
+        err_console.print(f"skipped: {bad}", markup=False, highlight=False)
+    return report.tasks
+
+
+def _local_images(taskset: str, tasks) -> None:
+    """Build missing images when the source is a local task set with repo sources."""
+    from factory.sandbox.images import ensure_images
+
+    folder = Path(taskset) if Path(taskset).is_dir() else Path(taskset).parent
+    if (folder / "repos").is_dir():
+        for image, state in ensure_images(tasks, folder):
+            if state == "built":
+                console.print(f"built image {image}")
+
+
+@tasks_app.command("list")
+def tasks_list(taskset: Annotated[str, typer.Argument(help=TASKSET_HELP)]) -> None:
+    """One line per task: instance id, repo, number of FAIL_TO_PASS / PASS_TO_PASS tests, image."""
+    for t in _load(taskset):
+        typer.echo(f"{t.instance_id}\t{t.repo}\tf2p={len(t.FAIL_TO_PASS)} p2p={len(t.PASS_TO_PASS)}\t{t.image}")
+
+
+@tasks_app.command("show")
+def tasks_show(
+    taskset: Annotated[str, typer.Argument(help=TASKSET_HELP)],
+    instance_id: Annotated[str, typer.Argument(help="The task's instance id.")],
+) -> None:
+    """Print one task as JSON (the `Task` record every loader produces)."""
+    match = [t for t in _load(taskset) if t.instance_id == instance_id]
+    if not match:
+        raise UsageError(f"no task {instance_id!r} in {taskset} (see `factory tasks list {taskset}`)")
+    typer.echo(match[0].model_dump_json(indent=2))
+
+
+@tasks_app.command("validate")
+def tasks_validate(
+    taskset: Annotated[str, typer.Argument(help=TASKSET_HELP)],
+    jobs: Annotated[int, typer.Option(help="Tasks checked at once.")] = 2,
+    repeat: Annotated[int, typer.Option(help="Run the gold check K times; differing results mark a task flaky.")] = 1,
+    timeout: Annotated[float, typer.Option(help="Seconds the tests of one check may run.")] = 300,
+) -> None:
+    """Gold fix must resolve each task and the empty patch must not; exit 1 if any task is broken."""
+    import asyncio
+
+    from rich.table import Table
+
+    from factory.config import VerifierConfig
+    from factory.tasks.validate import results_path, validate, write_results
+    from factory.verify import DockerVerifier
+
+    tasks = _load(taskset)
+    _local_images(taskset, tasks)
+    progress = lambda c: console.print(f"  {c.status:7} {c.instance_id}", markup=False)  # noqa: E731
+    checks = asyncio.run(validate(DockerVerifier(VerifierConfig(timeout=timeout)), tasks, jobs=jobs, repeat=repeat,
+                                  progress=progress))
+    table = Table("instance", "status", "why")
+    for c in checks:
+        table.add_row(c.instance_id, c.status, c.why)
+    console.print(table)
+    out = results_path(taskset)
+    write_results(out, checks)
+    bad = [c for c in checks if c.status != "valid"]
+    console.print(f"{len(checks) - len(bad)} valid, {len(bad)} broken or flaky; results in {out}")
+    if bad:
+        raise typer.Exit(1)
+
+
+@images_app.command("build")
+def images_build(
+    taskset: Annotated[str, typer.Argument(help="A local task-set folder (tasks.jsonl + repos/).")],
+    rebuild: Annotated[bool, typer.Option(help="Rebuild images that already exist.")] = False,
+) -> None:
+    """Build one image per repo of a local task set from the base image (no registry needed)."""
+    from factory.sandbox.images import ensure_images
+
+    folder = Path(taskset)
+    if not (folder / "repos").is_dir():
+        raise UsageError(f"{taskset}: not a local task set (expected {folder}/tasks.jsonl and {folder}/repos/)")
+    for image, state in ensure_images(_load(taskset), folder, rebuild=rebuild):
+        console.print(f"{state:8} {image}")
+
+
+@app.command()
+def verify(
+    taskset: Annotated[str, typer.Option(help=TASKSET_HELP)],
+    instance: Annotated[str, typer.Option(help="Instance id of the task.")],
+    patch: Annotated[Path, typer.Option(help="The agent's diff against the task's start state ('-' for stdin).")],
+    json_out: Annotated[bool, typer.Option("--json", help="Print the verdict as JSON.")] = False,
+    timeout: Annotated[float, typer.Option(help="Seconds the tests may run.")] = 900,
+) -> None:
+    """Verify one patch in a fresh container; exit 0 when resolved, 1 when not."""
+    import asyncio
+
+    from factory.config import VerifierConfig
+    from factory.verify import DockerVerifier
+
+    tasks = [t for t in _load(taskset) if t.instance_id == instance]
+    if not tasks:
+        raise UsageError(f"no task {instance!r} in {taskset} (see `factory tasks list {taskset}`)")
+    if str(patch) == "-":
+        diff = sys.stdin.read()
+    elif patch.exists():
+        diff = patch.read_text()
+    else:
+        raise UsageError(f"patch file {patch} does not exist")
+    _local_images(taskset, tasks)
+    verdict = asyncio.run(DockerVerifier(VerifierConfig(timeout=timeout)).verify(tasks[0], diff))
+    if json_out:
+        typer.echo(verdict.model_dump_json(indent=2))
+    else:
+        console.print(f"resolved: {verdict.resolved}  reason: {verdict.reason}  {verdict.detail}", markup=False)
+    raise typer.Exit(0 if verdict.resolved else 1)
+
+
 def print_plan(config: Pipeline, run_id: str | None) -> None:
     """The plan of a run; never prints values that came from the environment (secrets)."""
     t, s = config.tasks, config.sampling

@@ -83,8 +83,11 @@ def rows(source: str, *, base: Path | None = None, split: str = "train", streami
 
 def load_tasks(config: TasksConfig, *, base: Path | None = None) -> LoadReport:
     """Tasks of a source after selection; bad rows are skipped and reported (or fatal if strict)."""
+    from factory.tasks.validate import invalid_ids
+
     report = LoadReport()
     seen: set[str] = set()
+    invalid = invalid_ids(str(base / config.source if base else config.source)) if config.skip_invalid else {}
     for where, row in rows(config.source, base=base, split=config.split, streaming=config.streaming):
         if not _selected(row, config):
             continue
@@ -92,6 +95,8 @@ def load_tasks(config: TasksConfig, *, base: Path | None = None) -> LoadReport:
             task = task_from_row(row, config.format, source=config.source, test_cmd=config.test_cmd)
             if task.instance_id in seen:
                 raise BadRow(task.instance_id, "instance_id", "duplicate id")
+            if task.instance_id in invalid:
+                raise BadRow(task.instance_id, "validation", invalid[task.instance_id])
         except BadRow as bad:
             if config.strict:
                 raise UsageError(f"{where}: {bad}") from None

@@ -51,7 +51,7 @@ class Version:
         if match is None:
             raise InvalidVersion(f"not a semantic version: {text!r}")
         major, minor, patch = (
-            _number(match[part], f"{part} version", text) for part in ("major", "minor", "patch")
+            parse_numeric(match[part], f"{part} version", text) for part in ("major", "minor", "patch")
         )
         prerelease = parse_prerelease(match["prerelease"], text) if match["prerelease"] else ()
         build = tuple(match["build"].split(".")) if match["build"] else ()
@@ -149,13 +149,14 @@ def parse_prerelease(text: str, source: str) -> tuple[Identifier, ...]:
     idents: list[Identifier] = []
     for ident in text.split("."):
         if ident.isdigit():
-            idents.append(_number(ident, "numeric pre-release identifier", source))
+            idents.append(parse_numeric(ident, "numeric pre-release identifier", source))
         else:
             idents.append(ident)
     return tuple(idents)
 
 
-def _number(digits: str, what: str, source: str) -> int:
+def parse_numeric(digits: str, what: str, source: str) -> int:
+    """``int(digits)``, refusing leading zeros as the specification requires."""
     if len(digits) > 1 and digits.startswith("0"):
         raise InvalidVersion(f"{what} has a leading zero in {source!r}")
     return int(digits)

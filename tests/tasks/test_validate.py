@@ -1,0 +1,96 @@
+"""Task validation and start states against real containers and the real verifier."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from factory.config import SandboxConfig
+from factory.sandbox import DockerSandbox
+from factory.sandbox.images import ensure_images
+from factory.tasks import load_taskset
+
+pytestmark = pytest.mark.docker
+ROOT = Path(__file__).parents[2]
+DEMO = ROOT / "pipelines/tasksets/demo"
+
+
+def factory(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "factory.cli", *args], capture_output=True, text=True, cwd=ROOT)
+
+
+@pytest.fixture(scope="module")
+def demo_tasks(docker_client):
+    tasks = load_taskset(str(DEMO), skip_invalid=False).tasks
+    ensure_images(tasks, DEMO)
+    return tasks
+
+
+def test_every_demo_task_validates_in_real_containers(demo_tasks, tmp_path):
+    # a copy of the task file keeps validation.json out of the source tree
+    copy = tmp_path / "demo.jsonl"
+    copy.write_text((DEMO / "tasks.jsonl").read_text())
+    out = factory("tasks", "validate", str(copy), "--jobs", "2")
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert f"{len(demo_tasks)} valid, 0 broken" in out.stdout
+    results = json.loads((tmp_path / "demo.validation.json").read_text())
+    assert {r["status"] for r in results.values()} == {"valid"} and len(results) == len(demo_tasks)
+
+
+def test_broken_tasks_are_reported_with_the_reason_and_then_skipped(demo_tasks, tmp_path):
+    rows = [json.loads(line) for line in (DEMO / "tasks.jsonl").read_text().splitlines()[:2]]
+    rows[0]["instance_id"] += ".gold-fails"
+    rows[0]["FAIL_TO_PASS"] = [rows[0]["FAIL_TO_PASS"][0].split("::")[0] + "::test_that_does_not_exist"]
+    rows[1]["instance_id"] += ".already-passes"
+    rows[1]["FAIL_TO_PASS"] = rows[1]["PASS_TO_PASS"][:1]  # passes with or without the fix
+    path = tmp_path / "broken.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = factory("tasks", "validate", str(path))
+    assert out.returncode == 1
+    results = json.loads((tmp_path / "broken.validation.json").read_text())
+    first, second = results[rows[0]["instance_id"]], results[rows[1]["instance_id"]]
+    assert first["status"] == "broken" and "gold fix does not resolve" in first["why"] and "missing" in first["why"] or "tests" in first["why"]
+    assert second["status"] == "broken" and "empty patch resolves" in second["why"]
+    # a pipeline that loads this source now skips both, each with its reason
+    report = load_taskset(str(path))
+    assert report.tasks == [] and {b.field for b in report.skipped} == {"validation"}
+
+
+async def test_swesmith_start_state_hides_the_failing_tests_and_is_clean(demo_tasks):
+    task = demo_tasks[0]
+    sandbox = await DockerSandbox.create(task.image, SandboxConfig(), workdir=task.workdir)
+    try:
+        await sandbox.prepare(task.start)
+        for hidden in task.start.hide_paths:
+            assert (await sandbox.exec(f"test -e {hidden}")).exit_code == 1
+        assert task.start.hide_paths == sorted({i.split("::")[0] for i in task.FAIL_TO_PASS}, key=task.start.hide_paths.index)
+        assert await sandbox.diff() == ""
+        assert (await sandbox.exec("git status --porcelain")).output == ""
+        assert (await sandbox.exec("git log --oneline | wc -l")).output.strip() == "1"
+    finally:
+        await sandbox.close()
+
+
+def test_cli_list_show_and_verify_json(demo_tasks, tmp_path):
+    listed = factory("tasks", "list", str(DEMO)).stdout.splitlines()
+    assert [line.split("\t")[0] for line in listed] == [t.instance_id for t in demo_tasks]
+    task = demo_tasks[0]
+    shown = json.loads(factory("tasks", "show", str(DEMO), task.instance_id).stdout)
+    assert shown["FAIL_TO_PASS"] == task.FAIL_TO_PASS
+    assert factory("tasks", "show", str(DEMO), "nope").returncode == 2
+
+    gold = tmp_path / "gold.diff"
+    gold.write_text(task.gold_patch)
+    out = factory("verify", "--taskset", str(DEMO), "--instance", task.instance_id, "--patch", str(gold), "--json")
+    assert out.returncode == 0, out.stderr
+    verdict = json.loads(out.stdout)
+    assert verdict["resolved"] is True and verdict["reason"] is None
+    assert set(verdict["tests"]) == set(task.FAIL_TO_PASS + task.PASS_TO_PASS)
+    empty = tmp_path / "empty.diff"
+    empty.write_text("")
+    out = factory("verify", "--taskset", str(DEMO), "--instance", task.instance_id, "--patch", str(empty), "--json")
+    assert out.returncode == 1 and json.loads(out.stdout)["reason"] == "tests_failed"
