@@ -1,0 +1,95 @@
+"""Sandbox latencies and density, each beside the raw docker SDK measured in the same run.
+
+    start (cold)    DockerSandbox.create + prepare  vs  containers.run(sleep) raw
+    start (warm)    SandboxPool.acquire from a prewarmed pool
+    exec round trip DockerSandbox.exec('true')      vs  container.exec_run('true') raw
+    idle density    idle sandboxes per GiB           vs  raw `sleep` containers per GiB
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import time
+
+import docker
+
+from factory.config import SandboxConfig
+from factory.records import StartState
+from factory.sandbox import DockerSandbox, engine
+from factory.sandbox.pool import SandboxPool
+
+IMAGE = "factory/python:3.11"
+
+
+def median_ms(samples: list[float]) -> float:
+    return statistics.median(samples) * 1000
+
+
+def memory_bytes(container) -> int:
+    stats = container.stats(stream=False)
+    usage = stats["memory_stats"].get("usage", 0)
+    cache = stats["memory_stats"].get("stats", {}).get("cache", 0) or stats["memory_stats"].get("stats", {}).get("inactive_file", 0)
+    return max(usage - cache, 1)
+
+
+async def main(n: int) -> None:
+    raw = docker.from_env()
+    config = SandboxConfig(max_live=n + 2, warm=n, create_rate=50)
+    labels = engine.labels("bench", "raw")
+
+    raw_start, ours_start = [], []
+    for _ in range(n):
+        t = time.perf_counter()
+        c = raw.containers.run(IMAGE, ["sleep", "600"], detach=True, network_mode="none", labels=labels)
+        raw_start.append(time.perf_counter() - t)
+        c.remove(force=True)
+        t = time.perf_counter()
+        sb = await DockerSandbox.create(IMAGE, config, workdir="/tmp", run_id="bench")
+        await sb.prepare(StartState())
+        ours_start.append(time.perf_counter() - t)
+        await sb.close()
+
+    warm_start = []
+    async with SandboxPool(config, run_id="bench") as pool:
+        pool.prewarm(IMAGE, workdir="/tmp")
+        while len(pool.warm[(IMAGE, "/tmp")]) < n:
+            await asyncio.sleep(0.1)
+        for i in range(n):
+            t = time.perf_counter()
+            await pool.acquire(IMAGE, StartState(), workdir="/tmp", attempt_id=f"w{i}")
+            warm_start.append(time.perf_counter() - t)
+
+    sb = await DockerSandbox.create(IMAGE, config, workdir="/tmp", run_id="bench")
+    c = raw.containers.run(IMAGE, ["sleep", "600"], detach=True, network_mode="none", labels=labels)
+    raw_exec, ours_exec = [], []
+    for _ in range(n * 3):
+        t = time.perf_counter()
+        c.exec_run(["true"])
+        raw_exec.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        await sb.exec("true")
+        ours_exec.append(time.perf_counter() - t)
+    ours_mem = memory_bytes(sb.container)
+    raw_mem = memory_bytes(c)
+    await sb.close()
+    c.remove(force=True)
+
+    gib = 1024**3
+    rows = [
+        ("start, cold (ms)", median_ms(ours_start), median_ms(raw_start)),
+        ("start, warm pool (ms)", median_ms(warm_start), median_ms(raw_start)),
+        ("exec round trip (ms)", median_ms(ours_exec), median_ms(raw_exec)),
+        ("idle sandboxes per GiB", gib / ours_mem, gib / raw_mem),
+    ]
+    print(f"sandbox bench ({n} samples; medians)")
+    print(f"  {'metric':26} {'factory':>10} {'raw docker':>11} {'ratio':>7}")
+    for name, ours, base in rows:
+        print(f"  {name:26} {ours:10.1f} {base:11.1f} {ours / base:7.2f}")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("-n", type=int, default=10, help="samples per measurement")
+    asyncio.run(main(parser.parse_args().n))

@@ -1,0 +1,67 @@
+"""The warm pool: containers ahead of need, bounded by max_live, all removed at close."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from factory.config import SandboxConfig
+from factory.records import StartState
+from factory.sandbox import engine
+from factory.sandbox.pool import SandboxPool
+from tests.conftest import BASE_IMAGE
+
+pytestmark = pytest.mark.docker
+
+
+def live(docker_client, run_id: str) -> int:
+    return len(docker_client.containers.list(filters={"label": f"{engine.LABEL_RUN}={run_id}"}))
+
+
+async def wait_for(predicate, seconds: float = 30) -> None:
+    for _ in range(int(seconds * 10)):
+        if predicate():
+            return
+        await asyncio.sleep(0.1)
+    raise AssertionError("condition not reached")
+
+
+async def test_prewarmed_containers_are_used_and_max_live_is_respected(docker_client):
+    config = SandboxConfig(max_live=3, warm=2, create_rate=20)
+    async with SandboxPool(config, run_id="pool-test") as pool:
+        pool.prewarm(BASE_IMAGE, workdir="/tmp")
+        await wait_for(lambda: len(pool.warm[(BASE_IMAGE, "/tmp")]) == 2)
+        warm_ids = {s.container.id for s in pool.warm[(BASE_IMAGE, "/tmp")]}
+        first = await pool.acquire(BASE_IMAGE, StartState(), workdir="/tmp", attempt_id="a1")
+        assert first.container.id in warm_ids
+        assert (await first.exec("git log --oneline | wc -l")).output.strip() == "1"
+
+        # 2 more (one warm, one new) reach max_live; a 4th waits until one is released
+        second = await pool.acquire(BASE_IMAGE, StartState(), workdir="/tmp", attempt_id="a2")
+        third = await pool.acquire(BASE_IMAGE, StartState(), workdir="/tmp", attempt_id="a3")
+        assert live(docker_client, "pool-test") == 3
+        fourth = asyncio.create_task(pool.acquire(BASE_IMAGE, StartState(), workdir="/tmp", attempt_id="a4"))
+        await asyncio.sleep(1)
+        assert not fourth.done()
+        await pool.release(second)
+        sandbox = await asyncio.wait_for(fourth, 60)
+        assert live(docker_client, "pool-test") == 3
+        pool.prewarm(BASE_IMAGE, workdir="/tmp")  # no free slot: nothing is started
+        await asyncio.sleep(0.5)
+        assert live(docker_client, "pool-test") == 3
+        del first, third, sandbox
+    assert live(docker_client, "pool-test") == 0
+
+
+async def test_warm_containers_of_another_image_give_way(docker_client):
+    config = SandboxConfig(max_live=2, warm=2, create_rate=20)
+    async with SandboxPool(config, run_id="pool-evict") as pool:
+        pool.prewarm(BASE_IMAGE, workdir="/")
+        await wait_for(lambda: len(pool.warm[(BASE_IMAGE, "/")]) == 2)
+        sandbox = await asyncio.wait_for(
+            pool.acquire(BASE_IMAGE, StartState(), workdir="/tmp", attempt_id="b1"), 60
+        )
+        assert sandbox.workdir == "/tmp"
+        assert live(docker_client, "pool-evict") == 2
+    assert live(docker_client, "pool-evict") == 0
