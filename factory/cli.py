@@ -77,6 +77,14 @@ def clean(
     console.print(f"removed {removed} container(s): {scope}")
 
 
+def _render_command():
+    from factory.render.cli import render
+
+    return render
+
+
+app.command("render", help="Print a rendered trajectory with the trained (assistant) spans marked.")(_render_command())
+
 tasks_app = typer.Typer(help="Inspect and validate task sets.", no_args_is_help=True)
 images_app = typer.Typer(help="Build sandbox images of local task sets.", no_args_is_help=True)
 app.add_typer(tasks_app, name="tasks")

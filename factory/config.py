@@ -18,6 +18,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from factory.errors import ConfigError
+from factory.filters import FiltersConfig
 
 
 class Section(BaseModel):
@@ -129,12 +130,6 @@ class SamplingConfig(Section):
     """Redo an attempt this many times when infrastructure (sandbox, API outage) failed it."""
     seed: int = 0
     """Seed for every random choice of the run."""
-
-
-class FiltersConfig(Section):
-    """Replaced by the filters stage's own config when it lands (issue 8)."""
-
-    model_config = ConfigDict(extra="allow")
 
 
 class OutputConfig(Section):

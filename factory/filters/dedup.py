@@ -1,0 +1,97 @@
+"""`dedup`: within a task, keep one run of each way of solving it.
+
+Two runs of a task are duplicates when their normalized action sequences are identical, when
+their normalized patches are identical (whitespace never counts), or, for near duplicates,
+when the MinHash estimate of the Jaccard similarity of their action shingles reaches
+`near_threshold`. Of duplicates the run with the fewest actions is kept (then the lowest
+teacher name and attempt index), so the choice does not depend on input order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from factory.filters.actions import actions, normalize_patch
+from factory.filters.base import DropReason, Rejection, TaskFilter, key_id, key_label
+from factory.filters.minhash import shingles, signature, similarity
+from factory.records import Attempt
+
+
+class DedupConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    enabled: bool = True
+    """Run this filter."""
+    actions: bool = True
+    """Drop runs whose normalized action sequence equals a kept run's."""
+    patches: bool = True
+    """Drop runs whose normalized patch equals a kept run's."""
+    near_threshold: float | None = Field(0.9, gt=0.0, le=1.0)
+    """Drop runs whose estimated action Jaccard similarity to a kept run reaches this; null turns it off."""
+    shingle_size: int = Field(3, ge=1)
+    """Consecutive actions per shingle for the MinHash."""
+    num_perm: int = Field(128, ge=16)
+    """MinHash signature length: more is more precise and slower."""
+    seed: int = 1
+    """Seed of the MinHash permutations."""
+
+
+@dataclass
+class _Candidate:
+    attempt: Attempt
+    actions: list[str]
+    patch: str
+    signature: tuple[int, ...] | None
+
+
+def preference(attempt: Attempt, n_actions: int) -> tuple[int, str, int]:
+    return (n_actions, attempt.key.teacher, attempt.key.index)
+
+
+class DedupFilter(TaskFilter):
+    name: ClassVar[str] = "dedup"
+
+    def __init__(self, config: DedupConfig | None = None):
+        self.config = config or DedupConfig()
+
+    def _candidate(self, attempt: Attempt) -> _Candidate:
+        trajectory = attempt.trajectory
+        acts = actions(trajectory) if trajectory else []
+        sig = None
+        if self.config.near_threshold is not None:
+            sig = signature(shingles(acts, self.config.shingle_size), self.config.num_perm, self.config.seed)
+        return _Candidate(attempt, acts, normalize_patch(trajectory.patch) if trajectory else "", sig)
+
+    def _duplicate_of(self, candidate: _Candidate, kept: list[_Candidate]) -> Rejection | None:
+        for other in kept:
+            label = key_label(other.attempt.key)
+            if self.config.actions and candidate.actions == other.actions:
+                return Rejection(DropReason.duplicate_actions, f"same {len(candidate.actions)} actions as {label}")
+            if self.config.patches and candidate.patch and candidate.patch == other.patch:
+                return Rejection(DropReason.duplicate_patch, f"same patch as {label}")
+        if candidate.signature is None or self.config.near_threshold is None:
+            return None
+        for other in kept:
+            assert other.signature is not None
+            score = similarity(candidate.signature, other.signature)
+            if score >= self.config.near_threshold:
+                detail = f"action similarity {score:.2f} >= {self.config.near_threshold} with {key_label(other.attempt.key)}"
+                return Rejection(DropReason.near_duplicate, detail)
+        return None
+
+    def reject(self, group: list[Attempt]) -> dict[tuple[str, str, str, int], Rejection]:
+        candidates = sorted(
+            (self._candidate(a) for a in group), key=lambda c: preference(c.attempt, len(c.actions))
+        )
+        kept: list[_Candidate] = []
+        rejected = {}
+        for candidate in candidates:
+            rejection = self._duplicate_of(candidate, kept)
+            if rejection is None:
+                kept.append(candidate)
+            else:
+                rejected[key_id(candidate.attempt.key)] = rejection
+        return rejected

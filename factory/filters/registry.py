@@ -1,0 +1,127 @@
+"""Filters by name, and `FiltersConfig`: the `filters:` section of a pipeline.
+
+    filters:
+      loops: {min_repeats: 10}
+      cap: {per_task: 3}
+      secrets: {action: redact}
+
+Every filter runs by default, in `FILTER_ORDER`; `enabled: false` turns one off.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from factory.errors import UsageError
+from factory.filters.base import BaseFilter
+from factory.filters.cap import CapConfig, CapFilter
+from factory.filters.dedup import DedupConfig, DedupFilter
+from factory.filters.length import LengthConfig, LengthFilter, TokenCounter
+from factory.filters.loops import LoopsConfig, LoopsFilter
+from factory.filters.resolved import ResolvedConfig, ResolvedFilter
+from factory.filters.secrets import SecretsConfig, SecretsFilter
+
+
+@dataclass(frozen=True)
+class FilterSpec:
+    name: str
+    config: type[BaseModel]
+    build: Callable[[Any, TokenCounter | None], BaseFilter]
+    summary: str
+
+
+REGISTRY: dict[str, FilterSpec] = {
+    spec.name: spec
+    for spec in (
+        FilterSpec("resolved", ResolvedConfig, lambda c, _: ResolvedFilter(c), "verified runs that submitted"),
+        FilterSpec("loops", LoopsConfig, lambda c, _: LoopsFilter(c), "no repeated actions or short cycles"),
+        FilterSpec("length", LengthConfig, lambda c, n: LengthFilter(c, n), "rendered rows within a token limit"),
+        FilterSpec("dedup", DedupConfig, lambda c, _: DedupFilter(c), "one run per way of solving a task"),
+        FilterSpec("cap", CapConfig, lambda c, _: CapFilter(c), "at most N diverse runs per task"),
+        FilterSpec("secrets", SecretsConfig, lambda c, _: SecretsFilter(c), "credentials redacted"),
+    )
+}
+FILTER_ORDER: tuple[str, ...] = tuple(REGISTRY)
+"""Cheap per-run checks first; the cap after dedup so duplicates never use up a task's slots;
+secrets last so that exactly what is published is scanned."""
+
+
+def unknown_filter(name: str) -> UsageError:
+    return UsageError(f"unknown filter {name!r}; valid filters: {', '.join(FILTER_ORDER)}")
+
+
+def filter_spec(name: str) -> FilterSpec:
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        raise unknown_filter(name) from None
+
+
+def build_filter(name: str, options: BaseModel | dict[str, Any] | None = None, *,
+                 count_tokens: TokenCounter | None = None) -> BaseFilter:
+    """One filter from its name and options (a dict is validated against its config model)."""
+    spec = filter_spec(name)
+    if not isinstance(options, BaseModel):
+        try:
+            options = spec.config.model_validate(options or {})
+        except ValidationError as exc:
+            raise UsageError(f"filters.{name}: {exc.errors()[0]['msg']} ({_loc(exc)})") from exc
+    return spec.build(options, count_tokens)
+
+
+def _loc(exc: ValidationError) -> str:
+    return ".".join(str(p) for p in exc.errors()[0]["loc"]) or "options"
+
+
+class FiltersConfig(BaseModel):
+    """Settings of every filter; embed it as the pipeline's `filters:` section."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    resolved: ResolvedConfig = Field(default_factory=ResolvedConfig)
+    """Verified runs only, that ended by submitting."""
+    loops: LoopsConfig = Field(default_factory=LoopsConfig)
+    """Drop runs with `min_repeats` consecutive repeated actions or short cycles."""
+    length: LengthConfig = Field(default_factory=LengthConfig)
+    """Drop rows above `max_tokens` after rendering."""
+    dedup: DedupConfig = Field(default_factory=DedupConfig)
+    """Within a task: drop identical action sequences, identical patches and near duplicates."""
+    cap: CapConfig = Field(default_factory=CapConfig)
+    """At most `per_task` runs per task, chosen for diversity."""
+    secrets: SecretsConfig = Field(default_factory=SecretsConfig)
+    """Redact credentials in every message; the row is flagged."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _known_names(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            for name in data:
+                if name not in REGISTRY:
+                    raise ValueError(f"unknown filter {name!r}; valid filters: {', '.join(FILTER_ORDER)}")
+        return data
+
+    def override(self, settings: dict[str, Any]) -> FiltersConfig:
+        """A copy with dotted settings replaced, e.g. `{"cap.per_task": 2, "loops.min_repeats": 5}`
+        (what `factory build --per-task 2 --min-repeats 5` passes)."""
+        data = self.model_dump()
+        for dotted, value in settings.items():
+            name, _, field = dotted.partition(".")
+            if name not in REGISTRY:
+                raise unknown_filter(name)
+            if field not in REGISTRY[name].config.model_fields:
+                valid = ", ".join(REGISTRY[name].config.model_fields)
+                raise UsageError(f"filter {name!r} has no setting {field!r}; valid settings: {valid}")
+            data[name][field] = value
+        try:
+            return FiltersConfig.model_validate(data)
+        except ValidationError as exc:
+            raise UsageError(f"filters.{_loc(exc)}: {exc.errors()[0]['msg']}") from exc
+
+    def enabled(self) -> list[tuple[str, BaseModel]]:
+        """(name, config) of the filters that run, in `FILTER_ORDER`."""
+        configs = [(name, getattr(self, name)) for name in FILTER_ORDER]
+        return [(name, config) for name, config in configs if config.enabled]

@@ -1,0 +1,39 @@
+"""`resolved`: only runs the verifier accepted, and that the agent ended by submitting."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from pydantic import BaseModel, ConfigDict
+
+from factory.filters.base import AttemptFilter, DropReason, Rejection
+from factory.records import Attempt, Exit
+
+
+class ResolvedConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    enabled: bool = True
+    """Run this filter (turning it off publishes unverified runs: only for debugging)."""
+    require_submitted: bool = True
+    """Also require exit `submitted`: a run cut off by a limit is not taught even if its diff passes."""
+
+
+class ResolvedFilter(AttemptFilter):
+    name: ClassVar[str] = "resolved"
+
+    def __init__(self, config: ResolvedConfig | None = None):
+        self.config = config or ResolvedConfig()
+
+    def check(self, attempt: Attempt) -> Rejection | None:
+        if attempt.trajectory is None:
+            return Rejection(DropReason.no_trajectory, attempt.error_class or "no trajectory recorded")
+        if attempt.verdict is None:
+            return Rejection(DropReason.not_verified, attempt.error_class or "no verdict recorded")
+        if not attempt.verdict.resolved:
+            reason = attempt.verdict.reason.value if attempt.verdict.reason else "unresolved"
+            return Rejection(DropReason.not_resolved, reason)
+        exit_ = attempt.trajectory.exit
+        if self.config.require_submitted and exit_ != Exit.submitted:
+            return Rejection(DropReason.not_submitted, f"exit {exit_.value}")
+        return None

@@ -1,0 +1,49 @@
+"""Output: the kept attempts as a Hugging Face dataset (Parquet), its card, and the push.
+
+    OUT/README.md         card: Hub metadata + how the data was made and how to load it
+    OUT/messages/*.parquet    TRL conversational rows + run metadata
+    OUT/tokenized/*.parquet   renderer output (input_ids, assistant_masks, labels)
+"""
+
+from factory.output.card import (
+    HUB_ID_PLACEHOLDER,
+    SIZE_CATEGORIES,
+    CardMeta,
+    RenderInfo,
+    build_card,
+    size_category,
+)
+from factory.output.cli import CLI_OVERRIDES, BuildSettings, BuildSummary, Tokenize, build_dataset
+from factory.output.hub import PushError, PushResult, push
+from factory.output.render_hooks import RenderHooks, render_hooks
+from factory.output.rows import MESSAGES_FEATURES, TOKENIZED_FEATURES, TokenizedRow
+from factory.output.validate import check_card, validate_card
+from factory.output.writer import MESSAGES, TOKENIZED, WrittenDataset, write_dataset
+
+__all__ = [
+    "CLI_OVERRIDES",
+    "HUB_ID_PLACEHOLDER",
+    "MESSAGES",
+    "MESSAGES_FEATURES",
+    "SIZE_CATEGORIES",
+    "TOKENIZED",
+    "TOKENIZED_FEATURES",
+    "BuildSettings",
+    "BuildSummary",
+    "CardMeta",
+    "PushError",
+    "PushResult",
+    "RenderHooks",
+    "RenderInfo",
+    "Tokenize",
+    "TokenizedRow",
+    "WrittenDataset",
+    "build_card",
+    "build_dataset",
+    "check_card",
+    "push",
+    "render_hooks",
+    "size_category",
+    "validate_card",
+    "write_dataset",
+]

@@ -1,0 +1,414 @@
+"""The dataset card (`README.md`): Hub metadata up top, then how the data was made.
+
+A reader who never saw the run should learn from it what a row is, which teachers and tasks
+it came from, what was dropped and why, how tokens and the loss mask work, and how to load
+it for TRL's SFTTrainer.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field
+
+from factory.filters import ChainResult, DropReason, FiltersConfig, SecretScanner
+from factory.output.stats import TaskStats, TeacherStats, TokenStats
+from factory.output.writer import MESSAGES, TOKENIZED, WrittenDataset, data_files_pattern
+
+SIZE_CATEGORIES: tuple[tuple[float, str], ...] = (
+    (1e3, "n<1K"),
+    (1e4, "1K<n<10K"),
+    (1e5, "10K<n<100K"),
+    (1e6, "100K<n<1M"),
+    (1e7, "1M<n<10M"),
+    (1e8, "10M<n<100M"),
+    (1e9, "100M<n<1B"),
+    (1e10, "1B<n<10B"),
+    (1e11, "10B<n<100B"),
+    (1e12, "100B<n<1T"),
+    (float("inf"), "n>1T"),
+)
+"""The Hub's official `size_categories` buckets, each with the row count it stays below."""
+
+HUB_ID_PLACEHOLDER = "<org>/<name>"
+"""Stands for the Hub repo id in the card until `push` knows it."""
+
+DROP_MEANINGS: dict[DropReason, str] = {
+    DropReason.no_trajectory: "the attempt failed before the agent ran (sandbox or teacher outage)",
+    DropReason.not_verified: "no verdict was recorded",
+    DropReason.not_resolved: "the hidden tests did not all pass",
+    DropReason.not_submitted: "the tests passed but the agent did not end by submitting",
+    DropReason.repeated_action: "the same action repeated many times in a row",
+    DropReason.action_cycle: "a short cycle of actions repeated many times",
+    DropReason.duplicate_actions: "the same actions as a run kept for the task",
+    DropReason.duplicate_patch: "the same patch (ignoring whitespace) as a run kept for the task",
+    DropReason.near_duplicate: "nearly the same actions (MinHash) as a run kept for the task",
+    DropReason.over_cap: "the task already had its quota of more diverse runs",
+    DropReason.too_long: "longer than the token limit",
+    DropReason.render_failed: "the chat template could not render it exactly",
+    DropReason.secret_found: "contained a credential",
+}
+
+
+def size_category(rows: int) -> str:
+    return next(name for limit, name in SIZE_CATEGORIES if rows < limit)
+
+
+class CardMeta(BaseModel):
+    """What the card says about the dataset that the run's records cannot tell."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    pretty_name: str = "factory coding-agent trajectories"
+    """Title on the Hub and of the card."""
+    license: str = "apache-2.0"
+    """License id for the published rows (from the pipeline)."""
+    tags: list[str] = Field(default_factory=lambda: ["code", "agents", "sft", "trajectories", "tool-use", "factory"])
+    """Hub tags; `synthetic` and `scripted` are added when a scripted teacher made any row."""
+    source_datasets: list[str] = Field(default_factory=list)
+    """Hub ids of the task sets the tasks came from, e.g. `SWE-bench/SWE-smith`."""
+    task_set: str = ""
+    """The task set in words: name, version or file, how tasks were picked."""
+    command: str = ""
+    """The command that made the run, e.g. `factory run pipelines/swe_smith.yaml`."""
+    run_id: str = ""
+    repo_id: str | None = None
+    """The Hub repo id when known at build time; `push` fills it in otherwise."""
+    language: list[str] = Field(default_factory=lambda: ["en"])
+
+
+@dataclass(frozen=True)
+class RenderInfo:
+    """How the `tokenized` config was made (given by the renderer)."""
+
+    template: str
+    template_sha256: str
+    tokenizer: str
+    tokenizer_sha256: str
+    notes: str = ""
+    """Anything the loss-mask description should add (e.g. thinking text kept or stripped)."""
+
+
+@dataclass
+class CardInputs:
+    meta: CardMeta
+    pipeline_yaml: str
+    filters: FiltersConfig
+    chain: ChainResult
+    teachers: list[TeacherStats]
+    tasks: TaskStats
+    tokens: TokenStats
+    written: WrittenDataset
+    render: RenderInfo | None
+    factory_version: str
+    built_at: str
+    build_command: str | None = None
+
+
+def _fence(text: str, lang: str = "") -> str:
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    ticks = "`" * max(3, longest + 1)
+    return f"{ticks}{lang}\n{text.rstrip()}\n{ticks}"
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    def cell(value: Any) -> str:
+        return str(value).replace("|", "\\|").replace("\n", " ")
+
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def scripted_rows(inputs: CardInputs) -> int:
+    return sum(1 for r in inputs.written.rows if r["scripted"])
+
+
+def card_metadata(inputs: CardInputs) -> dict[str, Any]:
+    tags = list(inputs.meta.tags)
+    if scripted_rows(inputs):
+        tags += [t for t in ("synthetic", "scripted") if t not in tags]
+    configs = []
+    for name in (MESSAGES, TOKENIZED):
+        if name in inputs.written.configs:
+            config: dict[str, Any] = {
+                "config_name": name,
+                "data_files": [{"split": "train", "path": data_files_pattern(name)}],
+            }
+            if name == MESSAGES:
+                config["default"] = True
+            configs.append(config)
+    return {
+        "pretty_name": inputs.meta.pretty_name,
+        "license": inputs.meta.license,
+        "language": inputs.meta.language,
+        "tags": tags,
+        "task_categories": ["text-generation"],
+        "size_categories": [size_category(inputs.written.configs[MESSAGES].rows)],
+        "source_datasets": inputs.meta.source_datasets,
+        "configs": configs,
+    }
+
+
+def _scripted_warning(inputs: CardInputs) -> str:
+    n = scripted_rows(inputs)
+    if not n:
+        return ""
+    total = len(inputs.written.rows)
+    return (
+        f"> **Scripted-teacher data.** {n} of the {total} rows {'was' if n == 1 else 'were'} produced by "
+        "factory's offline `scripted` teacher, which replays prepared actions instead of calling a model. "
+        "Scripted rows show how the pipeline works; they are not model behaviour and are not meant for "
+        'training. They have `scripted: true`: `rows.filter(lambda r: not r["scripted"])` leaves them out.\n\n'
+    )
+
+
+def _summary(inputs: CardInputs) -> str:
+    rows = len(inputs.written.rows)
+    teachers = ", ".join(f"`{t.teacher}`" for t in inputs.teachers) or "none"
+    task_set = inputs.meta.task_set or "the run's task set"
+    return (
+        f"{rows} agent trajectories that solved {inputs.tasks.in_dataset} coding tasks from {task_set}. "
+        f"Teachers ({teachers}) ran as agents on each task in a Docker sandbox with `bash` and a file "
+        "editor; the agent's final diff was verified in a fresh container by the task's hidden tests; "
+        "only runs that passed every FAIL_TO_PASS and PASS_TO_PASS test and ended by submitting were kept, "
+        "then loops, near duplicates, over-long rows and tasks solved too often were filtered out and "
+        "credentials were redacted. Each row is one full conversation in TRL's conversational layout, "
+        "ready for supervised fine-tuning of a coding agent.\n"
+    )
+
+
+def _loading(inputs: CardInputs) -> str:
+    hub_id = inputs.meta.repo_id or HUB_ID_PLACEHOLDER
+    tokenized = TOKENIZED in inputs.written.configs
+    render = inputs.render
+    model = render.tokenizer if render and "/" in render.tokenizer else "Qwen/Qwen3-8B"
+    out = [
+        "## Load it\n\n",
+        _fence(
+            "from datasets import load_dataset\n\n"
+            f'rows = load_dataset("{hub_id}", "messages", split="train")\n'
+            'row = rows[0]\nrow["messages"], row["tools"], row["instance_id"], row["teacher"]\n\n'
+            "# a local copy (this folder) loads the same way:\n"
+            '# load_dataset("path/to/this/folder", "messages", split="train")\n'
+            '# load_dataset("parquet", data_files={"train": "messages/train-*.parquet"}, split="train")',
+            "python",
+        ),
+        "\n\n## Train with TRL\n\n",
+        _fence(
+            "from datasets import load_dataset\nfrom trl import SFTConfig, SFTTrainer\n\n"
+            f'dataset = load_dataset("{hub_id}", "messages", split="train")\n'
+            "trainer = SFTTrainer(\n"
+            f'    model="{model}",  # any chat model whose template renders tools and tool calls\n'
+            "    train_dataset=dataset,\n"
+            "    args=SFTConfig(\n"
+            '        output_dir="coding-agent-sft",\n'
+            "        assistant_only_loss=True,  # learn the assistant turns only (see Loss mask)\n"
+            f"        max_length={inputs.filters.length.max_tokens},\n"
+            "    ),\n)\ntrainer.train()",
+            "python",
+        ),
+        "\n\nSFTTrainer renders `messages` with the model's chat template and passes `tools` to it. "
+        "`assistant_only_loss=True` needs a template that marks assistant turns with `{% generation %}`.",
+    ]
+    if tokenized and inputs.render:
+        out.append(
+            f" The `tokenized` config is already rendered with `{inputs.render.tokenizer}` and carries "
+            "`input_ids` and `assistant_masks`, which SFTTrainer uses as they are:\n\n"
+            + _fence(
+                f'dataset = load_dataset("{hub_id}", "tokenized", split="train")\n'
+                f'trainer = SFTTrainer(model="{model}", train_dataset=dataset,  # a model with the `{inputs.render.tokenizer}` tokenizer\n'
+                '                     args=SFTConfig(output_dir="coding-agent-sft", assistant_only_loss=True))',
+                "python",
+            )
+        )
+    return "".join(out) + "\n"
+
+
+_COLUMNS = [
+    ("messages", "the conversation: `system`, `user` (the task), then `assistant` turns with `tool_calls` "
+     "(arguments are JSON strings) and `tool` results; `reasoning_content` holds thinking text where the teacher gave it"),
+    ("tools", "JSON schemas of the tools the agent had (`bash`, `str_replace_editor`, `submit`, ...)"),
+    ("instance_id, repo", "the task and its repository"),
+    ("teacher, model, attempt, run_id", "who made the run: teacher name, model id, attempt index in the run"),
+    ("scripted", "true when factory's offline scripted teacher made the row (not model behaviour)"),
+    ("turns, exit", "assistant turns, and how the run ended (`submitted` for kept rows)"),
+    ("patch", "the agent's final diff against the task's start state (what was verified)"),
+    ("FAIL_TO_PASS", "the hidden tests the patch had to make pass"),
+    ("num_tokens, assistant_tokens, assistant_token_share", "tokens of the rendered row and of its assistant turns"),
+    ("tokens_exact", "false when token counts are character estimates (no tokenizer applied)"),
+    ("cost_usd", "what the teacher's API calls cost, when the model's price is known"),
+    ("secrets_redacted", "true when a credential was found and replaced by `[REDACTED:<kind>]`"),
+]
+
+
+def _columns(inputs: CardInputs) -> str:
+    out = "## What a row holds\n\n`messages` config:\n\n" + _table(["column", "meaning"], [(f"`{c}`", m) for c, m in _COLUMNS])
+    if TOKENIZED in inputs.written.configs:
+        out += (
+            "\n\n`tokenized` config (same rows, same order, keyed by `instance_id`, `run_id`, `teacher`, `attempt`): "
+            "`input_ids`, `assistant_masks` (1 on tokens the loss is computed on), `labels` "
+            "(`input_ids` with -100 outside the mask), `num_tokens`, `assistant_tokens`."
+        )
+    return out + "\n"
+
+
+def _provenance(inputs: CardInputs) -> str:
+    meta = inputs.meta
+    lines = [
+        "## How it was made\n",
+        f"- Made with factory {inputs.factory_version}, built {inputs.built_at}"
+        + (f" from run `{meta.run_id}`." if meta.run_id else "."),
+    ]
+    if meta.command:
+        lines.append(f"- Run command: `{meta.command}`")
+    if inputs.build_command:
+        lines.append(f"- Build command: `{inputs.build_command}`")
+    t = inputs.tasks
+    lines.append(
+        f"- Tasks: {meta.task_set or 'not named'}; {t.attempted} tasks attempted, {t.solved} solved at least once, "
+        f"{t.in_dataset} in the dataset."
+    )
+    if meta.source_datasets:
+        lines.append("- Source datasets: " + ", ".join(f"`{s}`" for s in meta.source_datasets))
+    teacher_rows = [
+        (
+            f"`{s.teacher}`" + (" (scripted)" if s.scripted else ""),
+            ", ".join(f"`{m}`" for m in sorted(s.models)) or "-",
+            s.attempts,
+            s.infra_errors,
+            s.resolved,
+            f"{s.pass_rate:.1%}",
+            s.kept,
+        )
+        for s in inputs.teachers
+    ]
+    lines += [
+        "\n### Teachers and pass rates\n",
+        "Pass rate is resolved attempts over all attempts; infrastructure errors (sandbox or API "
+        "outages, not the model's fault) are counted among the attempts and shown apart.\n",
+        _table(["teacher", "model", "attempts", "infra errors", "resolved", "pass rate", "rows kept"], teacher_rows),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _funnel(inputs: CardInputs) -> str:
+    chain = inputs.chain
+    rows: list[tuple[Any, ...]] = [("all attempts", "", chain.n_attempts, "", "")]
+    for step in chain.steps:
+        reasons = ", ".join(f"`{r}` {n}" for r, n in step.reasons.most_common()) or "-"
+        flags = ", ".join(f"`{f}` {n}" for f, n in step.flags.most_common())
+        rows.append((f"`{step.name}`", step.n_in, step.n_out, reasons, flags or "-"))
+    seen = sorted({d.reason for d in chain.drops}, key=list(DropReason).index)
+    glossary = "\n".join(f"- `{r}`: {DROP_MEANINGS[r]}" for r in seen)
+    return (
+        "## The funnel\n\nEvery attempt of the run went through these filters in order; each drop is "
+        "counted with its reason (and recorded per attempt in the run's warehouse).\n\n"
+        + _table(["stage", "in", "kept", "dropped (reason count)", "flagged"], rows)
+        + (f"\n\n{glossary}" if glossary else "")
+        + "\n\nFilter settings used for this build:\n\n"
+        + _fence(yaml.safe_dump({"filters": inputs.filters.model_dump(mode="json")}, sort_keys=False), "yaml")
+        + "\n"
+    )
+
+
+def _tokens(inputs: CardInputs) -> str:
+    s = inputs.tokens
+    if inputs.render and TOKENIZED in inputs.written.configs:
+        how = f"Tokens are counted with `{inputs.render.tokenizer}` after applying the `{inputs.render.template}` chat template."
+    elif s.exact:
+        how = "Tokens are counted with the renderer's tokenizer."
+    else:
+        how = "Token counts are **estimates** (characters / 4): no tokenizer was applied in this build."
+    table = _table(
+        ["rows", "tokens", "assistant tokens", "assistant share", "mean / row", "median", "p95", "max"],
+        [(s.rows, f"{s.total:,}", f"{s.assistant:,}", f"{s.assistant_share:.1%}", f"{s.mean:,.0f}",
+          f"{s.median:,.0f}", f"{s.p95:,}", f"{s.max:,}")],
+    )
+    return f"## Tokens\n\n{how}\n\n{table}\n"
+
+
+def _loss_mask(inputs: CardInputs) -> str:
+    text = (
+        "## Loss mask\n\nOnly assistant tokens are trained on: the assistant's text, its reasoning where "
+        "the template renders it, and its tool calls, with the tokens that close each assistant turn. "
+        "System prompt, task statement and tool outputs are context only (mask 0, label -100), so the "
+        "student learns to act, not to predict what the sandbox prints."
+    )
+    if inputs.render and inputs.render.notes:
+        text += " " + inputs.render.notes
+    if inputs.render is None:
+        text += (
+            " This build has no `tokenized` config; with `messages`, the mask comes from "
+            "`assistant_only_loss=True` in TRL."
+        )
+    return text + "\n"
+
+
+def _template(inputs: CardInputs) -> str:
+    render = inputs.render
+    if render is None:
+        return (
+            "## Chat template and tokenizer\n\nNot rendered in this build: rows are stored as messages and "
+            "take the chat template of the model you train.\n"
+        )
+    return "## Chat template and tokenizer\n\n" + _table(
+        ["", "name", "sha256"],
+        [("chat template", f"`{render.template}`", _sha(render.template_sha256)),
+         ("tokenizer", f"`{render.tokenizer}`", _sha(render.tokenizer_sha256))],
+    ) + "\n"
+
+
+def _sha(value: str) -> str:
+    return f"`{value}`" if value else "not given"
+
+
+def _pipeline(inputs: CardInputs) -> str:
+    text, found = SecretScanner.from_config(inputs.filters.secrets).redact(inputs.pipeline_yaml)
+    note = " (credentials in it were redacted)" if found else ""
+    return f"## The pipeline\n\nThe exact pipeline file of the run{note}:\n\n{_fence(text, 'yaml')}\n"
+
+
+def _limitations(inputs: CardInputs) -> str:
+    redacted = sum(1 for r in inputs.written.rows if r["secrets_redacted"])
+    items = [
+        "Verified means the task's hidden tests pass; where tests are thin, a passing patch can still be "
+        "incomplete or wrong.",
+        "Teachers' habits are taught as they are, including detours later corrected within a run.",
+        f"Tasks come from one task set and are capped at {inputs.filters.cap.per_task} runs each; the mix of "
+        "repositories and bug kinds follows that set, not real-world frequency.",
+        "Credentials are found by pattern (provider API keys, Hugging Face, cloud and GitHub tokens, private "
+        f"keys); unusual secrets can slip through. {_count(redacted, 'row')} had something redacted.",
+        f"Rows are published under `{inputs.meta.license}`; code from the task repositories quoted in them "
+        "keeps its own license.",
+    ]
+    if not inputs.tokens.exact:
+        items.append("Token counts and the length filter used character estimates, not a tokenizer.")
+    if scripted_rows(inputs):
+        items.append("Rows from the scripted teacher are demonstrations of the pipeline, not model behaviour.")
+    return "## Limitations\n\n" + "\n".join(f"- {i}" for i in items) + "\n"
+
+
+def build_card(inputs: CardInputs) -> str:
+    metadata = yaml.safe_dump(card_metadata(inputs), sort_keys=False, allow_unicode=True)
+    sections = [
+        f"# {inputs.meta.pretty_name}\n\n{_scripted_warning(inputs)}{_summary(inputs)}",
+        _loading(inputs),
+        _columns(inputs),
+        _provenance(inputs),
+        _funnel(inputs),
+        _tokens(inputs),
+        _loss_mask(inputs),
+        _template(inputs),
+        _pipeline(inputs),
+        _limitations(inputs),
+    ]
+    return f"---\n{metadata}---\n\n" + "\n".join(sections)

@@ -1,0 +1,79 @@
+"""`factory render RUN [ATTEMPT] [--template qwen3]`: one trajectory, rendered for eyes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from pydantic import ValidationError
+from rich.console import Console
+
+from factory.errors import UsageError
+from factory.records import Attempt, Trajectory
+from factory.render.config import Thinking
+from factory.render.pieces import RenderError
+from factory.render.renderer import TEMPLATES, build_renderer
+from factory.render.show import show
+
+
+def _parse(path: Path) -> Trajectory:
+    raw = path.read_text(encoding="utf-8")
+    try:
+        return Trajectory.model_validate_json(raw)
+    except ValidationError as as_trajectory:
+        try:
+            attempt = Attempt.model_validate_json(raw)
+        except ValidationError:
+            first = as_trajectory.errors()[0]
+            where = ".".join(map(str, first["loc"]))
+            raise UsageError(f"{path}: not a trajectory: {where}: {first['msg']}") from as_trajectory
+    if attempt.trajectory is None:
+        raise UsageError(f"{path}: the attempt has no trajectory ({attempt.error_class or 'no error class'})")
+    return attempt.trajectory
+
+
+def load_trajectory(run: str, attempt: str | None) -> Trajectory:
+    """RUN as a trajectory (or attempt) JSON file, or a folder holding ATTEMPT(.json)."""
+    path = Path(run)
+    if path.is_file():
+        return _parse(path)
+    if path.is_dir() and attempt:
+        hits = [p for p in (path / attempt, path / f"{attempt}.json") if p.is_file()]
+        hits = hits or sorted(path.rglob(f"{attempt}.json"))
+        if len(hits) == 1:
+            return _parse(hits[0])
+        if hits:
+            raise UsageError(f"{run}: {len(hits)} files match attempt {attempt!r}: {hits[0]}, {hits[1]}, ...")
+        raise UsageError(f"{run}: no file for attempt {attempt!r} ({attempt} or {attempt}.json)")
+    raise UsageError(
+        f"{run}: not a trajectory file or a run folder; pass a JSON file written by "
+        "Trajectory.model_dump_json() (or RUN_FOLDER ATTEMPT)"
+    )
+
+
+def render(
+    run: Annotated[str, typer.Argument(help="A trajectory JSON file, or a run folder.")],
+    attempt: Annotated[str | None, typer.Argument(help="The attempt's file name inside the run folder.")] = None,
+    template: Annotated[str, typer.Option(help=f"One of: {', '.join(TEMPLATES)}.")] = "qwen3",
+    thinking: Annotated[Thinking, typer.Option(help="Which turns keep their reasoning.")] = Thinking.last_query,
+    tokenizer: Annotated[str | None, typer.Option(help="HF tokenizer name or path (template hf).")] = None,
+    color: Annotated[bool | None, typer.Option("--color/--no-color", help="Default: on a terminal.")] = None,
+) -> None:
+    """Print a rendered trajectory; trained text is between ⟦ and ⟧, the rest is masked."""
+    err = Console(stderr=True)
+    try:
+        traj = load_trajectory(run, attempt)
+        renderer = build_renderer(template=template, thinking=thinking, tokenizer=tokenizer)
+        rendered = renderer.render(traj.messages, traj.tools)
+    except RenderError as exc:
+        err.print(f"error: {run}: cannot render exactly ({exc.reason}): {exc}", markup=False)
+        raise typer.Exit(1) from exc
+    except UsageError as exc:
+        err.print(f"error: {exc}", markup=False)
+        raise typer.Exit(2) from exc
+    label = " [scripted teacher]" if traj.scripted else ""
+    card = ", ".join(f"{k}={v}" for k, v in renderer.card().items() if not k.endswith("sha256"))
+    header = f"{traj.instance_id} · {traj.teacher} · {traj.model}{label} · {card}"
+    console = Console(force_terminal=color, no_color=color is False, highlight=False)
+    show(rendered, renderer.decode, console, header)

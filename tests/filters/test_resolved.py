@@ -1,0 +1,35 @@
+import pytest
+
+from factory.filters import DropReason, ResolvedConfig, ResolvedFilter
+from factory.records import Exit, Reason, Verdict
+from tests.filters.attempt_builder import attempt
+
+
+def test_a_verified_submitted_run_is_kept():
+    a = attempt()
+    result = ResolvedFilter().run([a])
+    assert result.kept == [a] and result.drops == []
+
+
+@pytest.mark.parametrize(
+    ("change", "reason", "detail"),
+    [
+        ({"verdict": Verdict(resolved=False, reason=Reason.tests_failed)}, DropReason.not_resolved, "tests_failed"),
+        ({"verdict": None, "error_class": "VerifyError"}, DropReason.not_verified, "VerifyError"),
+        ({"trajectory": None, "verdict": None, "error_class": "SandboxStartError"}, DropReason.no_trajectory, "SandboxStartError"),
+    ],
+)
+def test_unverified_runs_are_dropped_with_their_reason(change, reason, detail):
+    a = attempt().model_copy(update=change)
+    result = ResolvedFilter().run([a])
+    assert result.kept == []
+    (drop,) = result.drops
+    assert (drop.filter, drop.reason, drop.detail) == ("resolved", reason, detail)
+    assert drop.key == a.key
+
+
+def test_a_resolved_run_that_did_not_submit_is_dropped():
+    a = attempt(exit=Exit.max_turns)
+    (drop,) = ResolvedFilter().run([a]).drops
+    assert drop.reason == DropReason.not_submitted and drop.detail == "exit max_turns"
+    assert ResolvedFilter(ResolvedConfig(require_submitted=False)).run([a]).kept == [a]
