@@ -26,8 +26,12 @@ test: setup docker images
 lint: setup
 	$(BIN)/ruff check factory tests bench
 
+# Until the scheduler lands (issue 7): the demo pipeline's plan, then every demo task
+# verified for real (gold fix resolves, empty patch does not) in fresh containers.
 demo: setup docker images
 	$(BIN)/factory run pipelines/demo.yaml --dry-run
+	$(BIN)/factory images build pipelines/tasksets/demo
+	$(BIN)/factory tasks validate pipelines/tasksets/demo --jobs 2
 
 bench: setup docker images
 	$(BIN)/python bench/run.py
