@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
 from factory.errors import ConfigError
 from factory.filters import FiltersConfig
@@ -51,15 +51,38 @@ class TasksConfig(Section):
 
 
 class TeacherConfig(Section):
-    """One teacher; provider-specific options are checked by the teacher's own config."""
+    """One teacher. The provider client checks its own options again when it is built."""
 
-    model_config = ConfigDict(extra="allow")
     kind: Literal["anthropic", "openai", "scripted"]
     """Which client: `anthropic`, `openai` (also any OpenAI-compatible server) or `scripted` (offline)."""
     model: str
     """Model name sent to the API (for `scripted`, a label)."""
     name: str | None = None
     """Short name used in the warehouse and dataset; defaults to the model name."""
+    api_key: SecretStr | None = None
+    """API key; None reads the provider's usual variable (ANTHROPIC_API_KEY, OPENAI_API_KEY). Never printed."""
+    base_url: str | None = None
+    """Endpoint of an OpenAI-compatible server (vLLM, SGLang, Ollama) or a proxy."""
+    max_tokens: int | None = Field(default=None, ge=1)
+    """Output tokens per turn."""
+    temperature: float | None = Field(default=None, ge=0)
+    thinking_budget: int | None = Field(default=None, ge=0)
+    """Extended-thinking tokens per turn (Anthropic); None turns thinking off."""
+    concurrency: int | None = Field(default=None, ge=1)
+    """Requests in flight to this teacher."""
+    rpm: float | None = Field(default=None, gt=0)
+    """Requests per minute, at most."""
+    tpm: float | None = Field(default=None, gt=0)
+    """Tokens per minute, at most."""
+    max_retries: int | None = Field(default=None, ge=0)
+    timeout: float | None = Field(default=None, gt=0)
+    """Seconds one request may take."""
+    prices: dict[str, float] | None = None
+    """USD per million tokens: input, output, cache_read, cache_write (overrides the built-in table)."""
+    profile: dict[str, float | int] | None = None
+    """Scripted teacher only: rates of solving, wrong fixes, loops, format errors, giving up; latency."""
+    seed: int | None = None
+    """Scripted teacher only: seed of its profile."""
 
     @property
     def label(self) -> str:

@@ -95,3 +95,12 @@ def test_env_interpolation_with_default_and_missing(monkeypatch):
 def test_unreadable_file_is_a_config_error(tmp_path):
     with pytest.raises(ConfigError, match="cannot read"):
         load_pipeline(tmp_path / "nope.yaml")
+
+
+def test_unknown_teacher_option_is_an_error_and_keys_stay_secret(monkeypatch):
+    err = error_for(VALID.replace("    model: gpt-4.1\n", "    model: gpt-4.1\n    modl: x\n"))
+    assert err.field == "teachers[1].modl" and "unknown key" in err.message and "base_url" in err.message
+    monkeypatch.setenv("FACTORY_TEST_KEY", "sk-secret-value-1")
+    p = parse_pipeline(VALID.replace("    model: gpt-4.1\n", "    model: gpt-4.1\n    api_key: ${FACTORY_TEST_KEY}\n"))
+    assert p.teachers[1].api_key.get_secret_value() == "sk-secret-value-1"
+    assert "sk-secret-value-1" not in repr(p) + str(p.model_dump())
