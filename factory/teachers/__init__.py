@@ -1,0 +1,39 @@
+"""Teachers: models that write one assistant turn from messages and tool schemas.
+
+    build_teacher(config) ─► Teacher.complete(messages, tools) ─► Completion
+                              │
+        APITeacher (base.py): limiter slot ─► SDK call ─► errors translated
+                              └─ retried by RetryPolicy (retry.py), priced (prices.py)
+
+Kinds: `anthropic` (Messages API) and `openai` (Chat Completions, and OpenAI-compatible
+servers through `base_url`); more are added with `register`. `fake_api.FakeAPI` is a local
+stand-in of both HTTP APIs for tests and demos without keys.
+"""
+
+from factory.teachers.anthropic import AnthropicConfig, AnthropicTeacher
+from factory.teachers.base import APITeacher, TeacherSettings, TeacherStats
+from factory.teachers.limits import RateLimiter
+from factory.teachers.openai import OpenAIConfig, OpenAITeacher
+from factory.teachers.prices import PRICES, Price, cost_usd
+from factory.teachers.registry import TeacherConfig, build_teacher, config_union, kinds, register
+from factory.teachers.retry import RetryPolicy
+
+__all__ = [
+    "PRICES",
+    "APITeacher",
+    "AnthropicConfig",
+    "AnthropicTeacher",
+    "OpenAIConfig",
+    "OpenAITeacher",
+    "Price",
+    "RateLimiter",
+    "RetryPolicy",
+    "TeacherConfig",
+    "TeacherSettings",
+    "TeacherStats",
+    "build_teacher",
+    "config_union",
+    "cost_usd",
+    "kinds",
+    "register",
+]
