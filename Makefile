@@ -26,12 +26,13 @@ test: setup docker images
 lint: setup
 	$(BIN)/ruff check factory tests bench
 
-# Until the scheduler lands (issue 7): the demo pipeline's plan, then every demo task
-# verified for real (gold fix resolves, empty patch does not) in fresh containers.
+# The whole job offline: demo task set, scripted teacher, real sandboxes and verifier, the
+# warehouse and the dataset with its card; then two questions to the warehouse.
+DEMO_RUN ?= demo-$(shell date +%Y%m%d-%H%M%S)
 demo: setup docker images
-	$(BIN)/factory run pipelines/demo.yaml --dry-run
-	$(BIN)/factory images build pipelines/tasksets/demo
-	$(BIN)/factory tasks validate pipelines/tasksets/demo --jobs 2
+	$(BIN)/factory run pipelines/demo.yaml --run-id $(DEMO_RUN)
+	$(BIN)/factory query funnel --db runs/$(DEMO_RUN)/warehouse.duckdb
+	$(BIN)/factory query learnable_tasks --db runs/$(DEMO_RUN)/warehouse.duckdb
 
 bench: setup docker images
 	$(BIN)/python bench/run.py

@@ -7,7 +7,12 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).parent
-BENCHES = [["sandbox_bench.py"], ["render_bench.py", "--mb", "50"]]
+BENCHES = [
+    ["sandbox_bench.py"],
+    ["orchestration_bench.py"],
+    ["warehouse_bench.py"],
+    ["render_bench.py", "--mb", "50"],
+]
 
 if __name__ == "__main__":
     failed = 0

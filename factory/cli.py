@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from factory import __version__
-from factory.config import Pipeline, load_pipeline
+from factory.config import Pipeline, load_pipeline, teacher_label
 from factory.errors import FactoryError, UsageError
 
 app = typer.Typer(
@@ -52,16 +52,41 @@ def run(
     limit: Annotated[int | None, typer.Option(help="Use at most this many tasks.")] = None,
     max_cost: Annotated[float | None, typer.Option(help="Stop launching at this many USD.")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Validate the pipeline and print the plan.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display.")] = False,
 ) -> None:
     """Run (or resume) a pipeline: sample, verify, filter, render, write the dataset."""
+    import asyncio
+
     config = load_pipeline(pipeline)
     if limit is not None:
         config.tasks.limit = limit
     if max_cost is not None:
         config.budget.max_cost_usd = max_cost
-    print_plan(config, run_id)
-    if not dry_run:
-        raise UsageError("factory run without --dry-run needs the scheduler (issue 7), not landed yet")
+    if dry_run:
+        print_plan(config, run_id)
+        return
+    from factory.progress import make_progress
+    from factory.run import run_pipeline
+
+    outcome = asyncio.run(run_pipeline(config, run_id=run_id, progress=make_progress(quiet)))
+    print_summary(outcome)
+    if outcome.result.stopped == "interrupted":
+        raise typer.Exit(130)
+
+
+def print_summary(outcome) -> None:
+    r, store = outcome.result, outcome.store
+    console.print(f"[bold]run[/] {store.run_id}: {r.finished} attempt(s) finished now, {r.resumed} from before")
+    if r.stopped:
+        why = {"budget": "the budget was reached", "interrupted": "interrupted; rerun with --run-id to resume"}
+        console.print(f"  stopped early: {why.get(r.stopped, r.stopped)}")
+    unknown = f" (+{r.unknown_cost} attempt(s) of unknown cost)" if r.unknown_cost else ""
+    console.print(f"  cost          ${r.spent_usd:.2f}{unknown}")
+    if outcome.build is not None:
+        console.print(f"  funnel        {escape(outcome.build.chain.format_funnel())}")
+        console.print(f"  dataset       {outcome.build.out_dir} ({outcome.build.rows} rows; card {outcome.build.card.name})")
+    console.print(f"  warehouse     {store.warehouse_path}  (factory query funnel --db {store.warehouse_path})")
+    console.print(f"  attempts      {store.attempts_dir}")
 
 
 @app.command()
@@ -84,6 +109,14 @@ def _render_command():
 
 
 app.command("render", help="Print a rendered trajectory with the trained (assistant) spans marked.")(_render_command())
+
+def _query_command():
+    from factory.warehouse.cli import query
+
+    return query
+
+
+app.command("query", help="DuckDB over the warehouse: SQL or a named query (funnel, learnable_tasks, ...).")(_query_command())
 
 tasks_app = typer.Typer(help="Inspect and validate task sets.", no_args_is_help=True)
 images_app = typer.Typer(help="Build sandbox images of local task sets.", no_args_is_help=True)
@@ -211,6 +244,80 @@ def verify(
     raise typer.Exit(0 if verdict.resolved else 1)
 
 
+RUN_HELP = "A run folder, or a run id under ./runs."
+
+
+@app.command()
+def show(
+    run_: Annotated[str, typer.Argument(metavar="RUN", help=RUN_HELP)],
+    attempt: Annotated[str | None, typer.Argument(help="INSTANCE[/TEACHER]/INDEX: show one trajectory.")] = None,
+    width: Annotated[int, typer.Option(help="Characters of each tool output shown.")] = 600,
+) -> None:
+    """A run's summary, or one trajectory rendered readably (turns, tool calls, outputs, verdict)."""
+    from factory.runs import RunStore
+    from factory.show import show_attempt, show_run
+
+    store = RunStore.find(run_)
+    if attempt:
+        show_attempt(console, store.find_attempt(attempt), width)
+    else:
+        show_run(console, store)
+
+
+@app.command()
+def build(
+    run_: Annotated[str, typer.Argument(metavar="RUN", help=RUN_HELP)],
+    per_task: Annotated[int | None, typer.Option(help="Keep at most N runs per task (cap).")] = None,
+    min_repeats: Annotated[int | None, typer.Option(help="Repeated actions that make a loop.")] = None,
+    max_period: Annotated[int | None, typer.Option(help="Longest action cycle counted as a loop.")] = None,
+    max_tokens: Annotated[int | None, typer.Option(help="Drop rows longer than this after rendering.")] = None,
+    near_threshold: Annotated[float | None, typer.Option(help="MinHash similarity that makes a near duplicate.")] = None,
+) -> None:
+    """Re-filter and re-write a finished run's dataset with other settings; no new attempts."""
+    from factory.output import BuildSettings
+    from factory.run import build_run, pipeline_of
+    from factory.runs import RunStore
+    from factory.tasks import load_tasks
+    from factory.warehouse import Warehouse
+
+    store = RunStore.find(run_)
+    pipeline = pipeline_of(store)
+    settings = BuildSettings(filters=pipeline.filters, build_command=" ".join(["factory", *sys.argv[1:]])).with_overrides(
+        per_task=per_task, min_repeats=min_repeats, max_period=max_period, max_tokens=max_tokens,
+        near_threshold=near_threshold,
+    )
+    base = pipeline.path.parent if pipeline.path else Path.cwd()
+    tasks = load_tasks(pipeline.tasks.model_copy(update={"skip_invalid": False}), base=base).tasks
+    warehouse = Warehouse(store.warehouse_path)
+    try:
+        summary = build_run(pipeline, store, store.attempts(), tasks, warehouse, settings)
+    finally:
+        warehouse.close()
+    console.print(escape(summary.format()))
+
+
+@app.command()
+def push(
+    run_: Annotated[str, typer.Argument(metavar="RUN", help=RUN_HELP)],
+    repo_id: Annotated[str | None, typer.Option(help="ORG/NAME on the Hub; default: the pipeline's output.hub_repo_id.")] = None,
+    private: Annotated[bool, typer.Option(help="Create the repo private.")] = False,
+    revision: Annotated[str | None, typer.Option(help="Branch to push to.")] = None,
+) -> None:
+    """Upload a run's dataset and card to the Hugging Face Hub in one commit (token: HF_TOKEN or login)."""
+    from factory.output import push as push_dataset
+    from factory.run import pipeline_of
+    from factory.runs import RunStore
+
+    store = RunStore.find(run_)
+    repo = repo_id or pipeline_of(store).output.hub_repo_id
+    if not repo:
+        raise UsageError("no --repo-id given and the pipeline has no output.hub_repo_id")
+    if not (store.dataset_dir / "README.md").exists():
+        raise UsageError(f"run {store.run_id} has no dataset yet; run `factory build {run_}` first")
+    result = push_dataset(store.dataset_dir, repo, private=private, revision=revision)
+    console.print(escape(str(result)))
+
+
 def print_plan(config: Pipeline, run_id: str | None) -> None:
     """The plan of a run; never prints values that came from the environment (secrets)."""
     t, s = config.tasks, config.sampling
@@ -219,7 +326,7 @@ def print_plan(config: Pipeline, run_id: str | None) -> None:
     selection = [f"limit={t.limit}" if t.limit else "", f"shuffle_seed={t.shuffle_seed}" if t.shuffle_seed is not None else ""]
     console.print(f"  tasks         {escape(t.source)} {escape(f'[{t.format}]')} {' '.join(x for x in selection if x)}")
     for teacher in config.teachers:
-        console.print(f"  teacher       {teacher.label}: {teacher.kind} {teacher.model}")
+        console.print(f"  teacher       {teacher_label(teacher)}: {teacher.kind} {teacher.model}")
     console.print(
         f"  attempts      up to {s.attempts_per_task} per task and teacher, "
         f"stop after {s.stop_after_kept} kept, {s.max_in_flight} in flight"

@@ -15,10 +15,20 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from factory.agent.config import AgentConfig
 from factory.errors import ConfigError
 from factory.filters import FiltersConfig
+from factory.teachers import config_union, kinds
+
+TeacherConfig = config_union()
+"""One teacher: the union of every registered kind's own config (`anthropic`, `openai`, `scripted`)."""
+
+
+def teacher_label(teacher: Any) -> str:
+    """Name of a teacher in trajectories, the warehouse and the dataset."""
+    return teacher.name or teacher.model
 
 
 class Section(BaseModel):
@@ -48,66 +58,6 @@ class TasksConfig(Section):
     """Fail the load on the first bad row instead of reporting and skipping it."""
     skip_invalid: bool = True
     """Skip tasks that `factory tasks validate` marked broken or flaky."""
-
-
-class TeacherConfig(Section):
-    """One teacher. The provider client checks its own options again when it is built."""
-
-    kind: Literal["anthropic", "openai", "scripted"]
-    """Which client: `anthropic`, `openai` (also any OpenAI-compatible server) or `scripted` (offline)."""
-    model: str
-    """Model name sent to the API (for `scripted`, a label)."""
-    name: str | None = None
-    """Short name used in the warehouse and dataset; defaults to the model name."""
-    api_key: SecretStr | None = None
-    """API key; None reads the provider's usual variable (ANTHROPIC_API_KEY, OPENAI_API_KEY). Never printed."""
-    base_url: str | None = None
-    """Endpoint of an OpenAI-compatible server (vLLM, SGLang, Ollama) or a proxy."""
-    max_tokens: int | None = Field(default=None, ge=1)
-    """Output tokens per turn."""
-    temperature: float | None = Field(default=None, ge=0)
-    thinking_budget: int | None = Field(default=None, ge=0)
-    """Extended-thinking tokens per turn (Anthropic); None turns thinking off."""
-    concurrency: int | None = Field(default=None, ge=1)
-    """Requests in flight to this teacher."""
-    rpm: float | None = Field(default=None, gt=0)
-    """Requests per minute, at most."""
-    tpm: float | None = Field(default=None, gt=0)
-    """Tokens per minute, at most."""
-    max_retries: int | None = Field(default=None, ge=0)
-    timeout: float | None = Field(default=None, gt=0)
-    """Seconds one request may take."""
-    prices: dict[str, float] | None = None
-    """USD per million tokens: input, output, cache_read, cache_write (overrides the built-in table)."""
-    profile: dict[str, float | int] | None = None
-    """Scripted teacher only: rates of solving, wrong fixes, loops, format errors, giving up; latency."""
-    seed: int | None = None
-    """Scripted teacher only: seed of its profile."""
-
-    @property
-    def label(self) -> str:
-        return self.name or self.model
-
-
-class AgentConfig(Section):
-    max_turns: int = Field(default=50, ge=1)
-    """Teacher calls per attempt before it ends with exit `max_turns`."""
-    max_tokens: int = Field(default=1_000_000, ge=1)
-    """Input plus output tokens per attempt before exit `max_tokens`."""
-    max_wall_seconds: float = Field(default=1800, gt=0)
-    """Wall time per attempt before exit `timeout`."""
-    max_cost_usd: float | None = Field(default=None, gt=0)
-    """Cost per attempt before exit `budget`; None for no per-attempt cap."""
-    command_timeout: float = Field(default=120, gt=0)
-    """Seconds a single bash tool call may run before it is killed."""
-    output_limit: int = Field(default=10_000, ge=100)
-    """Characters of tool output shown to the teacher; the rest is cut with a marker."""
-    format_error_retries: int = Field(default=0, ge=0)
-    """Re-prompt this many times after a malformed tool call; 0 ends the attempt at once."""
-    system_prompt: str | None = None
-    """Template of the system prompt; None uses the built-in SWE prompt."""
-    instance_prompt: str | None = None
-    """Template of the first user message ({problem_statement}, {workdir}); None = built-in."""
 
 
 class SandboxConfig(Section):
@@ -263,12 +213,21 @@ def _interpolate(value: Any, root: yaml.Node, filename: str, loc: tuple[Any, ...
 def _config_error(exc: ValidationError, root: yaml.Node, filename: str) -> ConfigError:
     """The first validation error, placed on the YAML node it is about."""
     err = exc.errors(include_url=False, include_input=False)[0]
-    loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and p in _UNION_TAGS))
+    raw = err["loc"]
+    # drop union tags pydantic puts in the path (`teachers.1.openai.model` -> `teachers[1].model`)
+    loc = tuple(
+        p for i, p in enumerate(raw)
+        if not (isinstance(p, str) and (p in _UNION_TAGS or (i and isinstance(raw[i - 1], int) and p in kinds())))
+    )
     message = err["msg"]
-    if err["type"] == "missing":
+    if err["type"] in ("union_tag_invalid", "union_tag_not_found"):
+        loc = (*loc, "kind")
+        message = f"unknown or missing kind (valid kinds: {', '.join(kinds())})"
+    elif err["type"] == "missing":
         message = "field required"
     elif err["type"] == "extra_forbidden":
-        message = f"unknown key (valid keys: {', '.join(_valid_keys(loc))})"
+        kind = next((p for p in raw if isinstance(p, str) and p in kinds()), None)
+        message = f"unknown key (valid keys: {', '.join(_valid_keys(loc, kind))})"
     line, col = _position(root, loc, at_key=err["type"] == "extra_forbidden")
     return ConfigError(filename, line, col, _dotted(loc), message)
 
@@ -276,7 +235,19 @@ def _config_error(exc: ValidationError, root: yaml.Node, filename: str) -> Confi
 _UNION_TAGS = {"str", "int", "float", "bool", "list[str]", "none"}
 
 
-def _valid_keys(loc: tuple[Any, ...]) -> list[str]:
+def _model_in(annotation: Any, kind: str | None) -> type[BaseModel] | None:
+    """The pydantic model inside an annotation (list[...], X | None, a union picked by `kind`)."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in getattr(annotation, "__args__", ()) + getattr(annotation, "__metadata__", ()):
+        found = _model_in(arg, kind)
+        if found is not None and (kind is None or "kind" not in found.model_fields
+                                  or found.model_fields["kind"].default == kind):
+            return found
+    return None
+
+
+def _valid_keys(loc: tuple[Any, ...], kind: str | None = None) -> list[str]:
     model: Any = Pipeline
     for part in loc[:-1]:
         if isinstance(part, int):
@@ -284,9 +255,7 @@ def _valid_keys(loc: tuple[Any, ...]) -> list[str]:
         field = model.model_fields.get(part)
         if field is None:
             return []
-        annotation = field.annotation
-        args = getattr(annotation, "__args__", ())
-        model = next((a for a in (annotation, *args) if isinstance(a, type) and issubclass(a, BaseModel)), None)
+        model = _model_in(field.annotation, kind)
         if model is None:
             return []
     return sorted(model.model_fields)

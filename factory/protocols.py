@@ -48,6 +48,13 @@ class Teacher(Protocol):
     async def complete(self, messages: list[Message], tools: list[dict[str, Any]]) -> Completion: ...
 
 
+class SessionTeacher(Teacher, Protocol):
+    """A teacher that must know its task (the offline scripted teacher): the agent loop calls
+    `session` once per attempt and talks to the teacher it returns. API teachers have none."""
+
+    def session(self, task: Task, seed: int) -> Teacher: ...
+
+
 class Verifier(Protocol):
     async def verify(self, task: Task, patch: str) -> Verdict: ...
 

@@ -6,6 +6,7 @@ Every record is a pydantic model so it round-trips through JSON unchanged.
 
 from __future__ import annotations
 
+from datetime import datetime
 from enum import StrEnum
 from typing import Any, Literal
 
@@ -211,4 +212,8 @@ class Attempt(Record):
     trajectory: Trajectory | None = None
     verdict: Verdict | None = None
     error_class: str | None = None
-    """Set when infrastructure (sandbox, teacher outage) ended the attempt."""
+    """Set when infrastructure (sandbox, teacher outage) ended the attempt after its retries."""
+    infra_failures: list[str] = Field(default_factory=list)
+    """Infrastructure failures that were retried before this outcome (never counted as the model's)."""
+    started_at: datetime | None = None
+    finished_at: datetime | None = None

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from factory.config import Pipeline, load_pipeline, parse_pipeline
+from factory.config import Pipeline, load_pipeline, parse_pipeline, teacher_label
 from factory.errors import ConfigError
 
 PIPELINES = sorted(Path(__file__).parent.parent.joinpath("pipelines").glob("*.yaml"))
@@ -17,7 +17,7 @@ tasks:
   source: tasks.jsonl
 teachers:
   - kind: scripted
-    model: s
+    model: scripted-s
   - kind: openai
     model: gpt-4.1
 sampling:
@@ -39,7 +39,7 @@ def test_valid_file_fills_defaults_and_resolves_paths(tmp_path):
     assert p.sampling.attempts_per_task == 3
     assert p.sampling.stop_after_kept == 3
     assert p.sandbox.network == "none"
-    assert p.teachers[1].label == "gpt-4.1"
+    assert teacher_label(p.teachers[1]) == "gpt-4.1"
     assert p.resolve(p.tasks.source) == tmp_path / "tasks.jsonl"
 
 

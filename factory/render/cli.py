@@ -38,6 +38,13 @@ def load_trajectory(run: str, attempt: str | None) -> Trajectory:
     path = Path(run)
     if path.is_file():
         return _parse(path)
+    if attempt and ((path / "run.json").exists() or not path.exists()):
+        from factory.runs import RunStore
+
+        found = RunStore.find(run).find_attempt(attempt)
+        if found.trajectory is None:
+            raise UsageError(f"attempt {attempt} of run {run} has no trajectory ({found.error_class})")
+        return found.trajectory
     if path.is_dir() and attempt:
         hits = [p for p in (path / attempt, path / f"{attempt}.json") if p.is_file()]
         hits = hits or sorted(path.rglob(f"{attempt}.json"))

@@ -17,6 +17,7 @@ from factory.teachers.openai import OpenAIConfig, OpenAITeacher
 from factory.teachers.prices import PRICES, Price, cost_usd
 from factory.teachers.registry import TeacherConfig, build_teacher, config_union, kinds, register
 from factory.teachers.retry import RetryPolicy
+from factory.teachers.scripted import ScriptedConfig, ScriptedProfile, ScriptedTeacher  # noqa: F401  (registers `scripted`)
 
 __all__ = [
     "PRICES",

@@ -1,0 +1,28 @@
+"""Limits and prompts of the agent loop (the pipeline's `agent:` section)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class AgentConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    max_turns: int = Field(default=50, ge=1)
+    """Teacher calls per attempt before it ends with exit `max_turns`."""
+    max_tokens: int = Field(default=1_000_000, ge=1)
+    """Input plus output tokens per attempt before exit `max_tokens`."""
+    max_wall_seconds: float = Field(default=1800, gt=0)
+    """Wall time per attempt before exit `timeout`."""
+    max_cost_usd: float | None = Field(default=None, gt=0)
+    """Cost per attempt before exit `budget`; None for no per-attempt cap."""
+    command_timeout: float = Field(default=120, gt=0)
+    """Seconds a single bash tool call may run before it is killed."""
+    output_limit: int = Field(default=10_000, ge=100)
+    """Characters of tool output shown to the teacher; the rest is cut with a marker."""
+    format_error_retries: int = Field(default=0, ge=0)
+    """Re-prompt this many times after a malformed tool call; 0 ends the attempt at once."""
+    system_prompt: str | None = None
+    """Template of the system prompt; None uses the built-in SWE prompt."""
+    instance_prompt: str | None = None
+    """Template of the first user message ({problem_statement}, {workdir}); None = built-in."""

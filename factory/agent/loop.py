@@ -1,0 +1,201 @@
+"""The agent loop: one attempt of a teacher on a task in a prepared sandbox, as a `Trajectory`.
+
+    prompts ─► teacher turn ─► limits ─► tool calls checked ─► run in order ─► next turn …
+                                                                  └─ submit ─► patch = sandbox.diff()
+
+Exits: `submitted` (the model called `submit`, or answered without any tool call),
+`max_turns`, `max_tokens` and `budget` (checked after each turn, before its tool calls
+run), `timeout` (wall time, at any point), `format_error` (a malformed tool call, after
+`format_error_retries` re-prompts), `sandbox_error`, `teacher_error`. Whatever the exit, the
+patch is the sandbox's diff at that moment, unless the sandbox died.
+
+A teacher that needs its task (the offline scripted teacher) has `session(task, seed)`; it
+is called once per attempt and the loop talks to the teacher it returns.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import logging
+import time
+
+from factory.agent.config import AgentConfig
+from factory.agent.editor import Editor
+from factory.agent.prompts import render_prompts
+from factory.agent.tools import (
+    BASH,
+    SUBMIT,
+    TOOLS,
+    Action,
+    MalformedCall,
+    parse_call,
+    run_bash,
+    truncate,
+)
+from factory.errors import SandboxCrashed, SandboxError, TeacherError
+from factory.protocols import Sandbox, Teacher
+from factory.records import Exit, Message, Task, ToolCall, Trajectory, Turn
+
+log = logging.getLogger("factory.agent")
+
+Ending = tuple[Exit, str | None]
+
+
+async def run_agent(
+    task: Task, teacher: Teacher, sandbox: Sandbox, config: AgentConfig, *, attempt_seed: int = 0
+) -> Trajectory:
+    """Run one attempt. Model and sandbox trouble end it with an exit, never an exception;
+    cancellation propagates. The sandbox is left open for the caller to close."""
+    started = time.monotonic()
+    opener = getattr(teacher, "session", None)
+    model: Teacher = opener(task, attempt_seed) if callable(opener) else teacher
+    attempt = _Attempt(task, model, sandbox, config, deadline=started + config.max_wall_seconds)
+    exit, error = await attempt.run()
+    patch = ""
+    if not attempt.sandbox_died and not getattr(sandbox, "closed", False):
+        try:
+            patch = await sandbox.diff()
+        except SandboxError as exc:
+            if exit is not Exit.sandbox_error:
+                exit, error = Exit.sandbox_error, _describe(exc)
+    scrub = getattr(model, "scrub", None)
+    if error is not None and callable(scrub):
+        error = scrub(error)
+    trajectory = Trajectory(
+        instance_id=task.instance_id,
+        teacher=model.name,
+        model=model.model,
+        messages=attempt.messages,
+        tools=copy.deepcopy(TOOLS),
+        patch=patch,
+        exit=exit,
+        error=error,
+        turns=attempt.turns,
+        wall_seconds=time.monotonic() - started,
+        scripted=bool(getattr(model, "scripted", False)),
+    )
+    log.info(
+        "%s with %s: %s after %d turns, %.1fs%s",
+        task.instance_id,
+        model.name,
+        exit.value,
+        len(attempt.turns),
+        trajectory.wall_seconds,
+        f" ({error})" if error else "",
+    )
+    return trajectory
+
+
+def _describe(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"
+
+
+class _Attempt:
+    def __init__(
+        self, task: Task, model: Teacher, sandbox: Sandbox, config: AgentConfig, deadline: float
+    ):
+        self.model, self.sandbox, self.config, self.deadline = model, sandbox, config, deadline
+        system, instance = render_prompts(task, sandbox.workdir, config)
+        self.messages = [
+            Message(role="system", content=system),
+            Message(role="user", content=instance),
+        ]
+        self.turns: list[Turn] = []
+        self.editor = Editor(sandbox)
+        self.tokens = 0
+        self.cost = 0.0
+        self.format_errors = 0
+        self.sandbox_died = False
+
+    async def run(self) -> Ending:
+        scope = asyncio.timeout(max(self.deadline - time.monotonic(), 0.0))
+        try:
+            async with scope:
+                return await self._converse()
+        except TimeoutError:
+            if not scope.expired():
+                raise
+            return Exit.timeout, None
+        except SandboxError as exc:
+            self.sandbox_died = isinstance(exc, SandboxCrashed)
+            return Exit.sandbox_error, _describe(exc)
+        except TeacherError as exc:
+            return Exit.teacher_error, _describe(exc)
+
+    async def _converse(self) -> Ending:
+        while True:
+            if len(self.turns) >= self.config.max_turns:
+                return Exit.max_turns, None
+            message = await self._ask()
+            if (limit := self._over_limit()) is not None:
+                return limit, None
+            if not message.tool_calls:
+                return Exit.submitted, None
+            actions, problems = _check(message.tool_calls)
+            if problems:
+                self.format_errors += 1
+                if self.format_errors > self.config.format_error_retries:
+                    return Exit.format_error, f"FormatError: {next(p for p in problems if p)}"
+                for call, problem in zip(message.tool_calls, problems, strict=True):
+                    self._reply(call, _reprompt(problem))
+                continue
+            for action in actions:
+                if action.tool == SUBMIT:
+                    return Exit.submitted, None
+                output = await self._act(action)
+                self._reply(action.call, truncate(output, self.config.output_limit))
+
+    async def _ask(self) -> Message:
+        began = time.monotonic()
+        completion = await self.model.complete(list(self.messages), TOOLS)
+        self.messages.append(completion.message)
+        u = completion.usage
+        self.tokens += u.input_tokens + u.cache_read_tokens + u.cache_write_tokens + u.output_tokens
+        self.cost += completion.cost_usd or 0.0
+        self.turns.append(
+            Turn(
+                usage=u,
+                cost_usd=completion.cost_usd,
+                seconds=time.monotonic() - began,
+                retries=completion.retries,
+            )
+        )
+        return completion.message
+
+    def _over_limit(self) -> Exit | None:
+        if self.tokens > self.config.max_tokens:
+            return Exit.max_tokens
+        if self.config.max_cost_usd is not None and self.cost > self.config.max_cost_usd:
+            return Exit.budget
+        return None
+
+    async def _act(self, action: Action) -> str:
+        if action.tool == BASH:
+            cap = min(self.config.command_timeout, max(1.0, self.deadline - time.monotonic()))
+            return await run_bash(self.sandbox, action.args, cap)
+        return await self.editor.run(action.args)
+
+    def _reply(self, call: ToolCall, content: str) -> None:
+        self.messages.append(
+            Message(role="tool", tool_call_id=call.id, name=call.name, content=content)
+        )
+
+
+def _check(calls: list[ToolCall]) -> tuple[list[Action], list[str | None]]:
+    """The calls as actions, or (when any is malformed) what is wrong with each (None: nothing)."""
+    actions: list[Action] = []
+    problems: list[str | None] = []
+    for call in calls:
+        try:
+            actions.append(parse_call(call))
+            problems.append(None)
+        except MalformedCall as exc:
+            problems.append(str(exc))
+    return actions, problems if any(problems) else []
+
+
+def _reprompt(problem: str | None) -> str:
+    if problem is None:
+        return "Not run: another tool call of this turn was malformed. Call the tools again."
+    return f"Error: malformed tool call ({problem}). Nothing of this turn was run; call the tool again with valid arguments."

@@ -1,0 +1,130 @@
+"""`factory run`: one pipeline from tasks to a dataset, resumable by run id.
+
+    load tasks ─► build missing local images ─► reap orphans ─► scheduler (attempts, verdicts,
+    warehouse) ─► filters + renderer + dataset + card (build) ─► summary with the funnel
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+from factory.config import Pipeline, parse_pipeline, teacher_label
+from factory.errors import UsageError
+from factory.output import BuildSettings, BuildSummary, CardMeta, build_dataset, render_hooks
+from factory.progress import Progress
+from factory.records import Attempt, Task
+from factory.render import build_renderer
+from factory.runs import RunStore, new_run_id, write_atomic
+from factory.sandbox import reap_run
+from factory.sandbox.images import ensure_images
+from factory.sandbox.pool import SandboxPool
+from factory.scheduler import RunResult, Scheduler
+from factory.tasks import load_tasks
+from factory.teachers import build_teacher
+from factory.verify import DockerVerifier
+from factory.warehouse import Warehouse
+
+
+@dataclass
+class RunOutcome:
+    store: RunStore
+    result: RunResult
+    build: BuildSummary | None
+    skipped_tasks: int
+
+
+def load_run_tasks(pipeline: Pipeline) -> tuple[list[Task], int]:
+    base = pipeline.path.parent if pipeline.path else Path.cwd()
+    report = load_tasks(pipeline.tasks, base=base)
+    if not report.tasks:
+        raise UsageError(f"no tasks to run from {pipeline.tasks.source} ({len(report.skipped)} skipped)")
+    folder = base / pipeline.tasks.source
+    folder = folder if folder.is_dir() else folder.parent
+    if (folder / "repos").is_dir():  # a local task set: its images are built here, not pulled
+        ensure_images(report.tasks, folder)
+    return report.tasks, len(report.skipped)
+
+
+async def run_pipeline(
+    pipeline: Pipeline, *, run_id: str | None, progress: Progress, command: str | None = None
+) -> RunOutcome:
+    out_root = pipeline.resolve(pipeline.output.dir)
+    store = RunStore(out_root / (run_id or new_run_id(pipeline.name)))
+    text = pipeline.path.read_text() if pipeline.path else ""
+    store.start(text, command or shlex.join(["factory", *sys.argv[1:]]), str(pipeline.path))
+    tasks, skipped = load_run_tasks(pipeline)
+    reaped = reap_run(store.run_id)
+    if reaped:
+        progress.note(f"removed {reaped} container(s) left by an earlier, crashed process of this run")
+
+    teachers = {teacher_label(t): build_teacher(t) for t in pipeline.teachers}
+    paid = {teacher_label(t) for t in pipeline.teachers if t.kind != "scripted"}
+    warehouse = Warehouse(pipeline.resolve(pipeline.warehouse.path) if pipeline.warehouse.path else store.warehouse_path)
+    warehouse.start_run(store.run_id, pipeline.name, text, store.meta()["command"])
+    warehouse.record_tasks(store.run_id, tasks)
+    verifier = DockerVerifier(pipeline.verifier, pipeline.sandbox, run_id=store.run_id)
+    try:
+        async with SandboxPool(pipeline.sandbox, run_id=store.run_id) as pool:
+            scheduler = Scheduler(pipeline, tasks, teachers, store, pool=pool, verifier=verifier,
+                                  warehouse=warehouse, progress=progress, journal=paid)
+            try:
+                result = await scheduler.run()
+            finally:
+                progress.stop()
+        build = None
+        if result.stopped != "interrupted":
+            build = build_run(pipeline, store, result.attempts, tasks, warehouse)
+    finally:
+        for teacher in teachers.values():
+            close = getattr(teacher, "aclose", None)
+            if close is not None:
+                await close()
+        warehouse.close()
+    meta = store.meta()
+    meta["status"] = result.stopped or "finished"
+    store.save_meta(meta)
+    return RunOutcome(store, result, build, skipped)
+
+
+def build_run(
+    pipeline: Pipeline,
+    store: RunStore,
+    attempts: list[Attempt],
+    tasks: list[Task],
+    warehouse: Warehouse | None,
+    settings: BuildSettings | None = None,
+) -> BuildSummary:
+    """Filters, rendering, dataset and card for a run's attempts (also `factory build`)."""
+    hooks = render_hooks(build_renderer(template=pipeline.output.template))
+    meta = CardMeta(
+        pretty_name=pipeline.output.pretty_name or pipeline.name,
+        license=pipeline.output.license,
+        source_datasets=[] if Path(pipeline.resolve(pipeline.tasks.source)).exists() else [pipeline.tasks.source],
+        task_set=f"{pipeline.tasks.source} ({len(tasks)} tasks used)",
+        command=store.meta().get("command", ""),
+        run_id=store.run_id,
+        repo_id=pipeline.output.hub_repo_id,
+    )
+    summary = build_dataset(
+        attempts, store.pipeline_text(), store.dataset_dir,
+        settings or BuildSettings(filters=pipeline.filters),
+        meta=meta, tasks={t.instance_id: t for t in tasks},
+        count_tokens=hooks.count_tokens, tokenize=hooks.tokenize, render_info=hooks.info,
+    )
+    if warehouse is not None:
+        warehouse.record_drops(store.run_id, [d.to_row() for d in summary.drops])
+    write_atomic(store.folder / "build.json", json.dumps({
+        "funnel": summary.chain.funnel(), "rows": summary.rows, "out_dir": str(summary.out_dir),
+        "drops": dict(Counter(f"{d.filter}: {d.reason}" for d in summary.drops)),
+    }, indent=1))
+    return summary
+
+
+def pipeline_of(store: RunStore) -> Pipeline:
+    """The pipeline a run was started with (its saved text; paths resolve against the original file)."""
+    return parse_pipeline(store.pipeline_text(), store.meta()["pipeline"])

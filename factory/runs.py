@@ -1,0 +1,142 @@
+"""The run store: one folder per run, the source of truth for resume.
+
+    <output.dir>/<run id>/
+        pipeline.yaml          the exact pipeline text the run started with
+        run.json               run id, command, times, status
+        attempts/<task>/<teacher>/<index>.json        finished attempts (written atomically)
+        attempts/<task>/<teacher>/<index>.turns.jsonl teacher turns of an unfinished attempt
+        warehouse.duckdb       every attempt, verdict and filter decision (derived, re-synced)
+        dataset/               the built dataset and its card
+
+An attempt exists only once its JSON file does: a kill -9 at any moment leaves either the
+whole file or none, so a resumed run redoes exactly the attempts that were in flight.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from factory.errors import UsageError
+from factory.records import Attempt, AttemptKey
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]", "_", name)
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write via a temporary file, fsync, rename: readers and crashes see all or nothing."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with tmp.open("w") as fh:
+        fh.write(text)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def new_run_id(pipeline_name: str) -> str:
+    return f"{_safe(pipeline_name)}-{datetime.now(UTC).strftime('%Y%m%d-%H%M%S')}"
+
+
+class RunStore:
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self.run_id = folder.name
+
+    @classmethod
+    def find(cls, run: str, output_dirs: list[Path] | None = None) -> RunStore:
+        """A run by folder path, or by id under ./runs (and any other output folders given)."""
+        candidates = [Path(run)] + [d / run for d in (output_dirs or [])] + [Path("runs") / run]
+        for folder in candidates:
+            if (folder / "run.json").exists():
+                return cls(folder.resolve())
+        raise UsageError(f"no run {run!r}: give a run folder (holding run.json) or a run id under ./runs")
+
+    @property
+    def attempts_dir(self) -> Path:
+        return self.folder / "attempts"
+
+    @property
+    def warehouse_path(self) -> Path:
+        return self.folder / "warehouse.duckdb"
+
+    @property
+    def dataset_dir(self) -> Path:
+        return self.folder / "dataset"
+
+    def attempt_path(self, key: AttemptKey) -> Path:
+        return self.attempts_dir / _safe(key.instance_id) / _safe(key.teacher) / f"{key.index}.json"
+
+    def journal_path(self, key: AttemptKey) -> Path:
+        return self.attempt_path(key).with_suffix(".turns.jsonl")
+
+    # ------------------------------------------------------------------ run metadata
+
+    def start(self, pipeline_text: str, command: str, pipeline_path: str) -> dict[str, Any]:
+        """Create the run, or load it when resuming; a resumed run must use the same pipeline."""
+        meta_path = self.folder / "run.json"
+        if meta_path.exists():
+            saved = (self.folder / "pipeline.yaml").read_text()
+            if saved != pipeline_text:
+                raise UsageError(
+                    f"run {self.run_id} was started with a different pipeline ({self.folder / 'pipeline.yaml'}); "
+                    "resume it with that file or start a new run id"
+                )
+            meta = json.loads(meta_path.read_text())
+            meta["resumed"] = meta.get("resumed", 0) + 1
+        else:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            write_atomic(self.folder / "pipeline.yaml", pipeline_text)
+            meta = {"run_id": self.run_id, "pipeline": pipeline_path, "command": command,
+                    "started_at": datetime.now(UTC).isoformat(), "resumed": 0}
+        meta["status"] = "running"
+        self.save_meta(meta)
+        return meta
+
+    def meta(self) -> dict[str, Any]:
+        return json.loads((self.folder / "run.json").read_text())
+
+    def save_meta(self, meta: dict[str, Any]) -> None:
+        write_atomic(self.folder / "run.json", json.dumps(meta, indent=1, sort_keys=True))
+
+    def pipeline_text(self) -> str:
+        return (self.folder / "pipeline.yaml").read_text()
+
+    # ------------------------------------------------------------------ attempts
+
+    def save(self, attempt: Attempt) -> None:
+        write_atomic(self.attempt_path(attempt.key), attempt.model_dump_json())
+        self.journal_path(attempt.key).unlink(missing_ok=True)
+
+    def attempts(self) -> list[Attempt]:
+        """Every finished attempt, in a stable order."""
+        if not self.attempts_dir.exists():
+            return []
+        paths = sorted(self.attempts_dir.glob("*/*/*.json"), key=lambda p: (p.parent.parent.name, p.parent.name, int(p.stem)))
+        return [Attempt.model_validate_json(p.read_text()) for p in paths]
+
+    def load(self, instance_id: str, teacher: str, index: int) -> Attempt:
+        key = AttemptKey(run_id=self.run_id, instance_id=instance_id, teacher=teacher, index=index)
+        path = self.attempt_path(key)
+        if not path.exists():
+            raise UsageError(f"run {self.run_id} has no finished attempt {instance_id}/{teacher}/{index}")
+        return Attempt.model_validate_json(path.read_text())
+
+    def find_attempt(self, spec: str) -> Attempt:
+        """An attempt by `INSTANCE/TEACHER/INDEX`, `INSTANCE/INDEX` or `INSTANCE` (its first attempt)."""
+        parts = spec.split("/")
+        matches = [
+            a for a in self.attempts()
+            if a.key.instance_id == parts[0]
+            and (len(parts) < 3 or a.key.teacher == parts[1])
+            and (len(parts) < 2 or str(a.key.index) == parts[-1])
+        ]
+        if not matches:
+            raise UsageError(f"run {self.run_id} has no finished attempt {spec!r} (INSTANCE[/TEACHER]/INDEX)")
+        return matches[0]

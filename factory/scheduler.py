@@ -1,0 +1,308 @@
+"""The scheduler alone owns concurrency: attempts fanned out over tasks x teachers, under limits.
+
+    units (task, teacher, index), breadth first ─► launch while eligible ─► sandbox from the pool
+      ─► run_agent (teacher turns journaled) ─► release the slot ─► verify (concurrently)
+      ─► attempt file (atomic) ─► warehouse ─► task state (early stop, give-up)
+
+Early stop: a task stops launching once its verified, loop-free, distinct successes plus the
+attempts in flight reach `stop_after_kept`. Infrastructure failures (sandbox crash, teacher
+outage after retries) are redone up to `infra_retries` times and recorded as such. Budget:
+launching stops when spent plus the in-flight estimate reaches `budget.max_cost_usd`.
+Signals: a first Ctrl-C stops launching and lets attempts in flight finish; a second cancels
+them (their sandboxes are removed on the way out).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import time
+import zlib
+from collections import deque
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from factory.agent.loop import run_agent
+from factory.config import Pipeline
+from factory.errors import SandboxError
+from factory.filters import LoopsFilter, normalize_patch
+from factory.journal import JournalTeacher
+from factory.protocols import Teacher, Verifier
+from factory.records import Attempt, AttemptKey, Exit, Task, Trajectory
+from factory.runs import RunStore
+from factory.sandbox.pool import SandboxPool
+
+INFRA_EXITS = (Exit.sandbox_error, Exit.teacher_error)
+
+
+@dataclass(frozen=True)
+class Unit:
+    task: Task
+    teacher: str
+    index: int
+
+    def key(self, run_id: str) -> AttemptKey:
+        return AttemptKey(run_id=run_id, instance_id=self.task.instance_id, teacher=self.teacher, index=self.index)
+
+
+@dataclass
+class TaskState:
+    kept: set[str] = field(default_factory=set)  # normalized patches of good attempts
+    inflight: int = 0
+    streak: int = 0  # model failures in a row
+    gave_up: bool = False
+
+
+@dataclass
+class RunResult:
+    finished: int = 0
+    resumed: int = 0
+    launched: int = 0
+    stopped: str = ""  # why launching stopped early: budget, interrupted, ...
+    spent_usd: float = 0.0
+    unknown_cost: int = 0
+    attempts: list[Attempt] = field(default_factory=list)
+
+
+def good(attempt: Attempt, loops: LoopsFilter) -> str | None:
+    """The normalized patch of a verified, submitted, loop-free attempt; None otherwise."""
+    t, v = attempt.trajectory, attempt.verdict
+    if t is None or v is None or not v.resolved or t.exit is not Exit.submitted:
+        return None
+    if loops.check(attempt) is not None:
+        return None
+    return normalize_patch(t.patch)
+
+
+class Scheduler:
+    def __init__(
+        self,
+        pipeline: Pipeline,
+        tasks: list[Task],
+        teachers: dict[str, Teacher],
+        store: RunStore,
+        *,
+        pool: SandboxPool,
+        verifier: Verifier,
+        warehouse=None,
+        progress=None,
+        journal: set[str] | None = None,
+    ):
+        self.p = pipeline
+        self.tasks = tasks
+        self.teachers = teachers
+        self.journal = journal or set()  # teacher labels whose turns are journaled (paid ones)
+        self.store = store
+        self.pool = pool
+        self.verifier = verifier
+        self.warehouse = warehouse
+        self.progress = progress
+        self.state = {t.instance_id: TaskState() for t in tasks}
+        self.result = RunResult()
+        self.slots = asyncio.Semaphore(pipeline.sampling.max_in_flight)
+        self.verify_slots = asyncio.Semaphore(max(1, pipeline.sampling.max_in_flight // 2))
+        self.changed = asyncio.Event()
+        self.running: set[asyncio.Task] = set()
+        self.stopping = False
+        self.interrupts = 0
+        self.loops = LoopsFilter(pipeline.filters.loops)
+
+    # ------------------------------------------------------------------ plan
+
+    def _units(self) -> deque[Unit]:
+        """Breadth first: every task's attempt 0, then every task's attempt 1, ..."""
+        done = {(a.key.instance_id, a.key.teacher, a.key.index) for a in self.result.attempts}
+        units = deque()
+        for index in range(self.p.sampling.attempts_per_task):
+            for task in self.tasks:
+                for teacher in self.teachers:
+                    if (task.instance_id, teacher, index) not in done:
+                        units.append(Unit(task, teacher, index))
+        return units
+
+    def _absorb(self, attempt: Attempt) -> None:
+        """Fold a finished attempt into its task's state."""
+        state = self.state.get(attempt.key.instance_id)
+        if state is None:
+            return
+        patch = good(attempt, self.loops)
+        if patch is not None:
+            state.kept.add(patch)
+            state.streak = 0
+        elif attempt.error_class is None:
+            state.streak += 1
+            limit = self.p.sampling.give_up_after_failures
+            state.gave_up = state.gave_up or (limit is not None and state.streak >= limit and not state.kept)
+        cost = attempt.trajectory.cost_usd if attempt.trajectory else 0.0
+        if cost is None:
+            self.result.unknown_cost += 1
+        else:
+            self.result.spent_usd += cost
+
+    def _eligible(self, queue: deque[Unit]) -> Unit | None:
+        """Pop the first unit that may start now; drop units of finished tasks for good."""
+        stop, give_up = self.p.sampling.stop_after_kept, self.p.sampling.give_up_after_failures
+        for unit in list(queue):
+            state = self.state[unit.task.instance_id]
+            if len(state.kept) >= stop or state.gave_up:
+                queue.remove(unit)
+                continue
+            # never bet more attempts than could still be needed, or than the failure allowance left
+            needed = len(state.kept) + state.inflight < stop
+            allowed = give_up is None or bool(state.kept) or state.streak + state.inflight < give_up
+            if needed and allowed:
+                queue.remove(unit)
+                return unit
+        return None
+
+    def _over_budget(self) -> bool:
+        limit = self.p.budget.max_cost_usd
+        if limit is None:
+            return False
+        known = [a.trajectory.cost_usd for a in self.result.attempts if a.trajectory and a.trajectory.cost_usd]
+        per_attempt = self.p.agent.max_cost_usd or (sum(known) / len(known) if known else 0.0)
+        return self.result.spent_usd + per_attempt * len(self.running) >= limit
+
+    # ------------------------------------------------------------------ run
+
+    async def run(self) -> RunResult:
+        for attempt in self.store.attempts():
+            self.result.attempts.append(attempt)
+            self.result.resumed += 1
+            self._absorb(attempt)
+            if self.warehouse is not None:  # re-sync: the files are the truth, rows are derived
+                when = attempt.finished_at or _now()
+                self.warehouse.record_attempt(attempt, started_at=attempt.started_at or when, finished_at=when)
+        queue = self._units()
+        if self.progress:
+            self.progress.start(total=len(queue) + self.result.resumed, done=self.result.resumed)
+        self._install_signals()
+        try:
+            await self._launch(queue)
+            while self.running:
+                await asyncio.wait(set(self.running), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            await self._cancel_all()
+            self._remove_signals()
+        return self.result
+
+    async def _launch(self, queue: deque[Unit]) -> None:
+        while queue and not self.stopping:
+            self.pool.prewarm(queue[0].task.image, queue[0].task.workdir)  # the next image, ahead of need
+            await self.slots.acquire()
+            # chosen only once a slot is free, so the decision sees every attempt finished so far
+            unit = self._eligible(queue) if not self.stopping else None
+            if unit is None:
+                self.slots.release()
+                if not self.running or self.stopping:
+                    return
+                self.changed.clear()
+                await self.changed.wait()
+                continue
+            if self._over_budget():
+                self.slots.release()
+                queue.appendleft(unit)
+                self.result.stopped = self.result.stopped or "budget"
+                self.stopping = True
+                return
+            self.state[unit.task.instance_id].inflight += 1
+            self.result.launched += 1
+            task = asyncio.create_task(self._attempt(unit))
+            self.running.add(task)
+            task.add_done_callback(self.running.discard)
+            if self.progress:
+                self.progress.launched(unit)
+
+    async def _attempt(self, unit: Unit) -> None:
+        key = unit.key(self.store.run_id)
+        state = self.state[unit.task.instance_id]
+        started = _now()
+        infra: list[str] = []
+        slot_held = True
+        try:
+            trajectory = None
+            for _ in range(self.p.sampling.infra_retries + 1):
+                trajectory = await self._sample(unit, key)
+                if trajectory.exit not in INFRA_EXITS:
+                    break
+                infra.append(f"{trajectory.exit}: {trajectory.error}")
+            self.slots.release()
+            slot_held = False
+            attempt = Attempt(key=key, repo=unit.task.repo, trajectory=trajectory, infra_failures=infra, started_at=started)
+            if trajectory.exit in INFRA_EXITS:
+                attempt.error_class = str(trajectory.exit)
+            elif trajectory.patch.strip():
+                async with self.verify_slots:
+                    attempt.verdict = await self.verifier.verify(unit.task, trajectory.patch)
+            attempt.finished_at = _now()
+            self.store.save(attempt)
+            if self.warehouse is not None:
+                self.warehouse.record_attempt(attempt, started_at=started, finished_at=attempt.finished_at)
+            self.result.attempts.append(attempt)
+            self.result.finished += 1
+            self._absorb(attempt)
+            if self.progress:
+                self.progress.finished(attempt, self)
+        finally:
+            state.inflight -= 1
+            if slot_held:
+                self.slots.release()
+            self.running.discard(asyncio.current_task())  # before waking the launcher, which checks it
+            self.changed.set()
+
+    async def _sample(self, unit: Unit, key: AttemptKey) -> Trajectory:
+        teacher = self.teachers[unit.teacher]
+        if unit.teacher in self.journal:
+            teacher = JournalTeacher(teacher, self.store.journal_path(key))
+        seed = zlib.crc32(f"{self.p.sampling.seed}:{key.instance_id}:{key.teacher}:{key.index}".encode())
+        attempt_id = f"{key.instance_id}.{key.teacher}.{key.index}"[-60:]
+        try:
+            sandbox = await self.pool.acquire(unit.task.image, unit.task.start, workdir=unit.task.workdir, attempt_id=attempt_id)
+        except SandboxError as exc:
+            return Trajectory(instance_id=key.instance_id, teacher=unit.teacher, model=teacher.model, messages=[],
+                              exit=Exit.sandbox_error, error=f"{type(exc).__name__}: {exc}")
+        started = time.monotonic()
+        try:
+            trajectory = await run_agent(unit.task, teacher, sandbox, self.p.agent, attempt_seed=seed)
+        finally:
+            await self.pool.release(sandbox)
+        trajectory.teacher = unit.teacher
+        trajectory.wall_seconds = trajectory.wall_seconds or time.monotonic() - started
+        return trajectory
+
+    # ------------------------------------------------------------------ signals
+
+    def _install_signals(self) -> None:
+        try:
+            asyncio.get_running_loop().add_signal_handler(signal.SIGINT, self.interrupt)
+            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, self.interrupt)
+        except (NotImplementedError, RuntimeError):  # not the main thread
+            pass
+
+    def _remove_signals(self) -> None:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                asyncio.get_running_loop().remove_signal_handler(sig)
+
+    def interrupt(self) -> None:
+        """First call: stop launching. Second: cancel what is in flight."""
+        self.interrupts += 1
+        self.stopping = True
+        self.result.stopped = "interrupted"
+        self.changed.set()
+        if self.progress:
+            self.progress.note("stopping: in-flight attempts finish (Ctrl-C again cancels them)"
+                               if self.interrupts == 1 else "cancelling in-flight attempts")
+        if self.interrupts > 1:
+            for task in list(self.running):
+                task.cancel()
+
+    async def _cancel_all(self) -> None:
+        for task in list(self.running):
+            task.cancel()
+        await asyncio.gather(*self.running, return_exceptions=True)
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)

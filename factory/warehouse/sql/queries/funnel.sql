@@ -1,0 +1,39 @@
+-- funnel: attempts left after each stage, per run.
+--   attempts -> resolved (the verifier said so) -> after each filter, in filter order -> kept
+-- Filter stages start from the attempts whose filter decision is recorded ("decided"): while a
+-- run is going they trail the first two stages; for a finished run they start from every attempt.
+-- `dropped` is how many attempts that filter removed; `pct` is the share of all attempts left.
+WITH per_run AS (
+    SELECT run_id,
+           count(*) AS attempts,
+           count(*) FILTER (WHERE passed) AS resolved,
+           count(*) FILTER (WHERE decided) AS decided,
+           count(*) FILTER (WHERE kept) AS kept
+    FROM v_attempts
+    GROUP BY run_id
+),
+dropped AS (
+    SELECT run_id, dropped_by AS filter, count(*) AS n
+    FROM v_attempts
+    WHERE dropped_by IS NOT NULL
+    GROUP BY run_id, dropped_by
+),
+stages AS (
+    SELECT run_id, 0 AS step, 'attempts' AS stage, attempts AS remaining, NULL::BIGINT AS dropped FROM per_run
+    UNION ALL
+    SELECT run_id, 1, 'resolved', resolved, attempts - resolved FROM per_run
+    UNION ALL
+    SELECT p.run_id, 1 + s.step, 'filter:' || s.filter,
+           p.decided - sum(coalesce(d.n, 0)) OVER (PARTITION BY p.run_id ORDER BY s.step),
+           coalesce(d.n, 0)
+    FROM per_run p
+    CROSS JOIN filter_steps s
+    LEFT JOIN dropped d ON d.run_id = p.run_id AND d.filter = s.filter
+    UNION ALL
+    SELECT run_id, 99, 'kept', kept, NULL FROM per_run
+)
+SELECT s.run_id, s.step, s.stage, s.remaining, s.dropped,
+       round(100.0 * s.remaining / nullif(p.attempts, 0), 1) AS pct
+FROM stages s
+JOIN per_run p USING (run_id)
+ORDER BY s.run_id, s.step;

@@ -1,0 +1,151 @@
+-- factory warehouse schema: one DuckDB file per run folder (runs/<run id>/warehouse.duckdb).
+-- Every attempt is a row, kept or not, keyed by (run_id, instance_id, teacher, attempt_index):
+-- the writer replaces a key's rows when it sees the attempt again, so writing twice is harmless.
+-- Timestamps are UTC. Token counts by role (*_tokens_est) are estimates: characters / 4.
+-- Source of truth: factory/warehouse/sql/schema.sql (warehouse/schema.sql points to it).
+
+CREATE TABLE IF NOT EXISTS meta (
+    key   VARCHAR PRIMARY KEY,
+    value VARCHAR
+);
+
+CREATE TABLE IF NOT EXISTS runs (
+    run_id          VARCHAR PRIMARY KEY,
+    pipeline_name   VARCHAR,
+    pipeline_yaml   VARCHAR,   -- the pipeline as loaded (environment values stay ${VAR} references)
+    command         VARCHAR,   -- the command line that started or resumed the run
+    started_at      TIMESTAMP, -- first start
+    last_started_at TIMESTAMP  -- latest start or resume
+);
+
+CREATE TABLE IF NOT EXISTS tasks (
+    run_id            VARCHAR,
+    instance_id       VARCHAR,
+    repo              VARCHAR,
+    source            VARCHAR,
+    image             VARCHAR,
+    problem_statement VARCHAR,
+    fail_to_pass      VARCHAR[],
+    pass_to_pass      VARCHAR[],
+    PRIMARY KEY (run_id, instance_id)
+);
+
+CREATE TABLE IF NOT EXISTS attempts (
+    run_id             VARCHAR,
+    instance_id        VARCHAR,
+    teacher            VARCHAR,
+    attempt_index      INTEGER,
+    repo               VARCHAR,
+    model              VARCHAR,
+    scripted           BOOLEAN,   -- produced by the offline scripted teacher, not a real model
+    exit               VARCHAR,   -- Trajectory.exit: submitted, max_turns, ..., NULL without a trajectory
+    error_class        VARCHAR,   -- infrastructure failure (SandboxCrashed, TeacherError, ...), else NULL
+    error              VARCHAR,
+    resolved           BOOLEAN,   -- the verifier's verdict; NULL when never verified
+    verdict_reason     VARCHAR,   -- why not resolved: patch_rejected, tests_failed, timeout, ...
+    verdict_detail     VARCHAR,
+    n_turns            INTEGER,
+    input_tokens       BIGINT,
+    output_tokens      BIGINT,
+    cache_read_tokens  BIGINT,
+    cache_write_tokens BIGINT,
+    cost_usd           DOUBLE,    -- NULL when any turn had no known price (never 0 by default)
+    wall_seconds       DOUBLE,    -- agent loop wall time
+    verify_seconds     DOUBLE,
+    patch_bytes        INTEGER,
+    patch_files        INTEGER,
+    flags              VARCHAR[], -- verifier flags a reviewer should see
+    infra_failures     VARCHAR[], -- infrastructure failures retried before this outcome
+    system_tokens_est    BIGINT,
+    user_tokens_est      BIGINT,
+    assistant_tokens_est BIGINT,
+    tool_tokens_est      BIGINT,
+    kept               BOOLEAN,   -- passed every filter; false when dropped; NULL before filtering
+    dropped_by         VARCHAR,   -- the filter that dropped it (its first drop in filter order)
+    drop_reason        VARCHAR,   -- that drop's reason code; every decision is in `drops`
+    started_at         TIMESTAMP,
+    finished_at        TIMESTAMP,
+    PRIMARY KEY (run_id, instance_id, teacher, attempt_index)
+);
+
+-- One row per teacher call. Child tables have no index: the writer deletes an attempt's
+-- rows before inserting them again, in the same transaction.
+CREATE TABLE IF NOT EXISTS turns (
+    run_id             VARCHAR,
+    instance_id        VARCHAR,
+    teacher            VARCHAR,
+    attempt_index      INTEGER,
+    turn_index         INTEGER,
+    input_tokens       BIGINT,
+    output_tokens      BIGINT,
+    cache_read_tokens  BIGINT,
+    cache_write_tokens BIGINT,
+    cost_usd           DOUBLE,
+    seconds            DOUBLE,
+    retries            INTEGER,
+    assistant_tokens_est BIGINT,  -- this turn's assistant message: text, reasoning, tool-call arguments
+    tool_tokens_est      BIGINT,  -- tool results that answered it
+    user_tokens_est      BIGINT   -- user messages after it (re-prompts after a format error)
+);
+
+CREATE TABLE IF NOT EXISTS test_results (
+    run_id        VARCHAR,
+    instance_id   VARCHAR,
+    teacher       VARCHAR,
+    attempt_index INTEGER,
+    test_id       VARCHAR,  -- pytest node id
+    status        VARCHAR,  -- passed, failed, error, skipped, xfailed, missing
+    kind          VARCHAR   -- F2P, P2P, other; NULL while the task is not recorded
+);
+
+-- Filter decisions: which filter dropped which attempt and why (Drop.to_row()). The writer
+-- copies each attempt's first drop onto its row (kept, dropped_by, drop_reason).
+CREATE TABLE IF NOT EXISTS drops (
+    run_id        VARCHAR,
+    instance_id   VARCHAR,
+    teacher       VARCHAR,
+    attempt_index INTEGER,
+    filter        VARCHAR,  -- resolved, loops, length, dedup, cap, secrets, render
+    reason        VARCHAR,  -- DropReason code
+    detail        VARCHAR
+);
+
+-- Filter order of the funnel: factory.filters.FILTER_ORDER, then the renderer's `render` step
+-- (a test keeps them equal).
+CREATE OR REPLACE VIEW filter_steps AS
+SELECT * FROM (VALUES (1, 'resolved'), (2, 'loops'), (3, 'length'), (4, 'dedup'), (5, 'cap'), (6, 'secrets'),
+                      (7, 'render'))
+    AS t(step, filter);
+
+-- Attempts with derived columns; the named queries read this.
+CREATE OR REPLACE VIEW v_attempts AS
+SELECT
+    *,
+    kept IS NOT NULL AS decided,                   -- a filter decision is recorded
+    error_class IS NULL AS graded,                 -- infrastructure failures do not count against a task
+    coalesce(resolved, false) AS passed,           -- a graded attempt never verified counts as failed
+    input_tokens + output_tokens AS total_tokens,
+    CASE
+        WHEN error_class IS NOT NULL THEN 'error:' || error_class
+        WHEN resolved THEN 'resolved'
+        WHEN verdict_reason IS NOT NULL THEN 'unresolved:' || verdict_reason
+        ELSE 'unverified:' || coalesce(exit, 'no_trajectory')
+    END AS outcome
+FROM attempts;
+
+-- Per run and task: graded attempts and pass rate, the basis of the task-level queries.
+CREATE OR REPLACE VIEW v_task_pass AS
+SELECT
+    run_id,
+    instance_id,
+    any_value(repo) AS repo,
+    count(*) AS attempts,
+    count(*) FILTER (WHERE graded) AS graded,
+    count(*) FILTER (WHERE NOT graded) AS infra_errors,
+    count(*) FILTER (WHERE graded AND passed) AS passed,
+    count(*) FILTER (WHERE kept) AS kept,
+    count(DISTINCT teacher) AS teachers,
+    CASE WHEN count(*) FILTER (WHERE graded) > 0
+         THEN count(*) FILTER (WHERE graded AND passed) / count(*) FILTER (WHERE graded) END AS pass_rate
+FROM v_attempts
+GROUP BY run_id, instance_id;

@@ -1,0 +1,194 @@
+"""`Warehouse`: the run's only writer, which never keeps the DuckDB file open.
+
+Records are buffered in memory and written in one transaction per flush: connect, write,
+commit, close. A flush happens `flush_seconds` after the first buffered record (a timer
+thread), as soon as `flush_records` are buffered, and on `close()`; so the file lock is held
+for milliseconds and `factory query` can read between flushes. When a reader holds the file
+the flush waits with a short backoff, and a timed flush that still cannot get in keeps its
+records for the next one: a run is never stopped by someone reading its warehouse.
+
+Writing is idempotent by attempt key (run_id, instance_id, teacher, attempt_index): an attempt
+written again replaces its row, turns and test results; a decision written again replaces that
+attempt's drops. The per-attempt JSON files of the scheduler stay the source of truth on resume.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from factory.errors import UsageError
+from factory.records import Attempt, AttemptKey, Task
+from factory.warehouse import rows as R
+from factory.warehouse.connect import READ_TIMEOUT, WarehouseBusy, connect, schema_sql
+from factory.warehouse.read import QueryResult, run_query
+from factory.warehouse.write import Batch, RunDecision, write_batch
+
+log = logging.getLogger(__name__)
+SCHEMA_VERSION = "1"
+
+
+class Warehouse:
+    def __init__(self, path: Path, *, flush_seconds: float = 1.0, flush_records: int = 200,
+                 lock_timeout: float = 30.0):
+        self.path = Path(path)
+        self.flush_seconds, self.flush_records, self.lock_timeout = flush_seconds, flush_records, lock_timeout
+        self._pending = Batch()
+        self._lock = threading.Lock()  # guards _pending, the timers and _closed
+        self._write_lock = threading.RLock()  # one flush (or in-process read) at a time
+        self._armed: threading.Timer | None = None  # the timer that has not fired yet
+        self._timers: list[threading.Timer] = []  # every live timer; close() joins them
+        self._closed = False
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        con = connect(self.path, read_only=False, timeout=lock_timeout)
+        try:
+            con.execute(schema_sql())
+            found = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchall()
+            if found and found[0][0] != SCHEMA_VERSION:
+                raise UsageError(f"{self.path}: warehouse schema {found[0][0]}, this factory writes "
+                                 f"{SCHEMA_VERSION}; move the file away and the run writes a new one")
+            con.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", [SCHEMA_VERSION])
+        finally:
+            con.close()
+
+    # ------------------------------------------------------------------ recording
+
+    def start_run(self, run_id: str, pipeline_name: str, pipeline_yaml: str, command: str) -> None:
+        self._add("runs", run_id, R.run_row(run_id, pipeline_name, pipeline_yaml, command, datetime.now(UTC)))
+
+    def record_tasks(self, run_id: str, tasks: list[Task]) -> None:
+        for task in tasks:
+            self._add("tasks", (run_id, task.instance_id), R.task_row(run_id, task))
+
+    def record_attempt(self, attempt: Attempt, *, started_at: datetime, finished_at: datetime,
+                       kept: bool | None = None) -> None:
+        """One finished attempt; `kept=None` leaves an earlier filter decision as it was."""
+        row = R.attempt_row(attempt, started_at, finished_at, kept)
+        self._add("attempts", R.key_of(row), (row, R.turn_rows(attempt), R.result_rows(attempt)))
+
+    def record_drops(self, run_id: str, drops: list[dict[str, Any]], *,
+                     kept: Iterable[AttemptKey] | None = None) -> None:
+        """Filter decisions, as `Drop.to_row()` dicts.
+
+        Without `kept`, this is a whole filter pass of the run (`factory build`): it replaces
+        every earlier decision of the run, and each attempt recorded before it that it does not
+        drop is kept. With `kept` (the keys that passed every filter), only the attempts named in
+        `drops` or `kept` are decided, replacing their earlier decisions.
+        """
+        rows = [self._drop_row(run_id, drop) for drop in drops]
+        if kept is None:
+            self._add("run_decisions", run_id, RunDecision(rows))
+            return
+        decided: dict[R.KeyTuple, tuple[bool, list[R.Row]]] = {}
+        for row in rows:
+            decided.setdefault(R.key_of(row), (False, []))[1].append(row)
+        for key in kept:
+            decided.setdefault((key.run_id, key.instance_id, key.teacher, key.index), (True, []))
+        for key, decision in decided.items():
+            self._add("decisions", key, decision)
+
+    @staticmethod
+    def _drop_row(run_id: str, drop: dict[str, Any]) -> R.Row:
+        row = {"run_id": run_id, **drop}
+        if "index" in row:
+            row["attempt_index"] = row.pop("index")
+        if row["run_id"] != run_id:
+            raise ValueError(f"drop of run {row['run_id']!r} recorded under run {run_id!r}")
+        return {c: row.get(c, "") for c in (*R.KEY_COLUMNS, "filter", "reason", "detail")}
+
+    # ------------------------------------------------------------------ flushing
+
+    def flush(self, timeout: float | None = None) -> None:
+        """Write everything buffered in one transaction; on `WarehouseBusy` nothing is lost."""
+        with self._write_lock:
+            with self._lock:
+                batch, self._pending = self._pending, Batch()
+            if not batch:
+                return
+            try:
+                con = connect(self.path, read_only=False, timeout=self.lock_timeout if timeout is None else timeout)
+                try:
+                    write_batch(con, batch)
+                finally:
+                    con.close()
+            except BaseException:
+                with self._lock:
+                    self._pending = batch.under(self._pending)
+                raise
+
+    def close(self) -> None:
+        """Flush what is left (waiting up to `lock_timeout` for readers); no timer outlives this."""
+        with self._lock:
+            self._closed, self._armed = True, None
+            timers, self._timers = self._timers, []
+        for timer in timers:
+            timer.cancel()
+        try:
+            self.flush()
+        finally:
+            for timer in timers:  # one may be waiting for the flush above; it then finds nothing to do
+                if timer is not threading.current_thread():
+                    timer.join(self.lock_timeout)
+
+    def __enter__(self) -> Warehouse:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def query(self, sql: str, params: list[Any] | None = None) -> QueryResult:
+        """Flush, then read `sql` the way a reader does: `columns, rows = wh.query(...)`."""
+        with self._write_lock:  # DuckDB refuses a read-only open while this process writes
+            self.flush()
+            return run_query(self.path, sql, params, timeout=READ_TIMEOUT)
+
+    def _add(self, bucket: str, key: Any, value: Any) -> None:
+        with self._lock:
+            if self._closed:
+                raise RuntimeError(f"warehouse {self.path} is closed")
+            pending = self._pending
+            getattr(pending, bucket)[key] = value
+            if bucket == "attempts" and key[0] in pending.run_decisions:
+                pending.run_decisions[key[0]].later.add(key)
+            if bucket == "run_decisions":  # a whole pass supersedes single decisions before it
+                pending.decisions = {k: v for k, v in pending.decisions.items() if k[0] != key}
+            full = len(pending) >= self.flush_records
+            if not full:
+                self._schedule()
+        if full:
+            self._try_flush()
+
+    def _schedule(self) -> None:
+        """Arm the flush timer unless one is armed (caller holds `_lock`)."""
+        if self._closed or self._armed is not None:
+            return
+
+        def fire() -> None:
+            with self._lock:
+                if self._armed is timer:
+                    self._armed = None
+            self._try_flush()
+
+        # not a daemon: at exit the interpreter waits for an armed flush instead of killing it
+        # inside DuckDB (which aborts the process)
+        timer = threading.Timer(self.flush_seconds, fire)
+        self._armed = timer
+        self._timers = [t for t in self._timers if t.is_alive()] + [timer]
+        timer.start()
+
+    def _try_flush(self) -> None:
+        """A flush that never raises into the run: a busy or failing write is retried later."""
+        try:
+            self.flush(timeout=min(self.lock_timeout, 2.0))
+        except Exception as exc:
+            if isinstance(exc, WarehouseBusy):
+                log.warning("warehouse %s busy (a reader holds it); records kept for the next flush", self.path)
+            else:
+                log.exception("warehouse %s: flush failed; records kept for the next flush", self.path)
+            if threading.main_thread().is_alive():  # at exit, give up: the attempt files remain
+                with self._lock:
+                    self._schedule()

@@ -1,0 +1,239 @@
+"""`factory run` end to end: the real scheduler, sandboxes, verifier, warehouse and dataset.
+
+The scripted teacher (offline, seeded) drives the runs; a real subprocess is killed with
+SIGKILL or interrupted with SIGINT to test resume.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import duckdb
+import pytest
+import yaml
+
+from factory.config import load_pipeline
+from factory.progress import QuietProgress
+from factory.run import run_pipeline
+from factory.runs import RunStore
+
+pytestmark = pytest.mark.docker
+ROOT = Path(__file__).parent.parent
+DEMO = ROOT / "pipelines/tasksets/demo"
+
+
+def pipeline_file(tmp_path: Path, *, tasks: int = 2, attempts: int = 2, stop: int = 3, in_flight: int = 4,
+                  profile: str = "{solve: 1.0}", latency: float = 0.0, extra: str = "") -> Path:
+    rates = {"solve": 0, "wrong_fix": 0, "loop": 0, "format_error": 0, "give_up": 0}
+    rates.update(yaml.safe_load(profile))
+    profile = "{" + ", ".join(f"{k}: {v}" for k, v in rates.items()) + "}"
+    path = tmp_path / "p.yaml"
+    path.write_text(f"""\
+name: t
+tasks:
+  source: {DEMO}
+  limit: {tasks}
+teachers:
+  - kind: scripted
+    model: scripted-test
+    seed: 3
+    profile: {profile[:-1]}, latency_seconds: {latency}}}
+agent:
+  max_turns: 30
+sandbox:
+  memory: 512m
+  max_live: {in_flight + 2}
+sampling:
+  attempts_per_task: {attempts}
+  stop_after_kept: {stop}
+  max_in_flight: {in_flight}
+verifier:
+  timeout: 120
+output:
+  dir: {tmp_path / "runs"}
+{extra}""")
+    return path
+
+
+def factory(*args: str, **kwargs) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "factory.cli", *args], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, **kwargs)
+
+
+def outcomes(store: RunStore) -> dict[tuple, str]:
+    return {
+        (a.key.instance_id, a.key.teacher, a.key.index): (
+            f"{a.trajectory.exit}:{a.verdict.resolved if a.verdict else None}" if a.trajectory else str(a.error_class)
+        )
+        for a in store.attempts()
+    }
+
+
+def warehouse_keys(store: RunStore) -> list[tuple]:
+    with duckdb.connect(str(store.warehouse_path), read_only=True) as db:
+        return db.execute("select instance_id, teacher, attempt_index from attempts where run_id = ?",
+                          [store.run_id]).fetchall()
+
+
+async def run(path: Path, run_id: str):
+    return await run_pipeline(load_pipeline(path), run_id=run_id, progress=QuietProgress(), command="test")
+
+
+async def test_early_stop_launches_no_attempt_a_task_no_longer_needs(tmp_path, docker_client):
+    outcome = await run(pipeline_file(tmp_path, tasks=2, attempts=4, stop=1), "early")
+    keys = [a.key for a in outcome.store.attempts()]
+    assert Counter(k.instance_id for k in keys) == Counter({k.instance_id: 1 for k in keys})
+    assert len(keys) == 2 and outcome.result.launched == 2
+    assert all(a.verdict and a.verdict.resolved for a in outcome.store.attempts())
+    # the dataset and its card were built at the end
+    assert outcome.build is not None and outcome.build.rows == 2
+    assert (outcome.store.dataset_dir / "README.md").exists()
+    assert "scripted" in (outcome.store.dataset_dir / "README.md").read_text()
+
+
+async def test_give_up_after_straight_failures(tmp_path, docker_client):
+    path = pipeline_file(tmp_path, tasks=1, attempts=5, in_flight=1, profile="{solve: 0.0, give_up: 1.0}",
+                         extra="")
+    text = path.read_text().replace("  max_in_flight: 1\n", "  max_in_flight: 1\n  give_up_after_failures: 2\n")
+    path.write_text(text)
+    outcome = await run(path, "giveup")
+    assert len(outcome.store.attempts()) == 2
+
+
+def test_kill_9_mid_run_then_resume_loses_and_duplicates_nothing(tmp_path, docker_client):
+    path = pipeline_file(tmp_path, tasks=3, attempts=2, stop=5, in_flight=2, latency=0.3)
+    store = RunStore(tmp_path / "runs" / "killed")
+    proc = factory("run", str(path), "--run-id", "killed", "--quiet")
+    try:
+        deadline = time.monotonic() + 300
+        while len(list(store.attempts_dir.glob("*/*/*.json"))) < 2:
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline
+            time.sleep(0.2)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+    finally:
+        proc.kill()
+    before = set(outcomes(store))
+    assert 2 <= len(before) < 6
+    labelled = docker_client.containers.list(all=True, filters={"label": "factory.run=killed"})
+    resumed = factory("run", str(path), "--run-id", "killed", "--quiet")
+    out, err = resumed.communicate(timeout=600)
+    assert resumed.returncode == 0, err
+    after = outcomes(store)
+    assert before <= set(after) and len(after) == 6  # every unit exactly once
+    keys = warehouse_keys(store)
+    assert len(keys) == len(set(keys)) == 6
+    assert labelled  # the killed process left containers behind ...
+    assert docker_client.containers.list(all=True, filters={"label": "factory.run=killed"}) == []  # ... reaped
+
+
+def test_interrupt_then_resume_gives_the_same_attempts_as_one_run(tmp_path, docker_client):
+    profile = "{solve: 0.5, wrong_fix: 0.3, give_up: 0.2}"
+    path = pipeline_file(tmp_path, tasks=2, attempts=3, stop=10, in_flight=2, profile=profile, latency=0.2)
+    proc = factory("run", str(path), "--run-id", "split")
+    store = RunStore(tmp_path / "runs" / "split")
+    deadline = time.monotonic() + 300
+    while not list(store.attempts_dir.glob("*/*/*.json")):
+        assert proc.poll() is None and time.monotonic() < deadline
+        time.sleep(0.2)
+    proc.send_signal(signal.SIGINT)  # first Ctrl-C: finish what is in flight, launch nothing new
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 130, err
+    assert "interrupted" in out
+    partial = len(store.attempts())
+    assert 1 <= partial < 6
+    done = factory("run", str(path), "--run-id", "split", "--quiet").communicate(timeout=600)
+    whole = factory("run", str(path), "--run-id", "whole", "--quiet")
+    whole.communicate(timeout=600)
+    assert outcomes(store) == outcomes(RunStore(tmp_path / "runs" / "whole")), done[1]
+    assert json.loads((store.folder / "run.json").read_text())["resumed"] == 1
+
+
+def test_query_answers_while_a_run_is_writing(tmp_path, docker_client):
+    path = pipeline_file(tmp_path, tasks=3, attempts=2, stop=5, in_flight=2, latency=0.2)
+    db = tmp_path / "runs" / "live" / "warehouse.duckdb"
+    proc = factory("run", str(path), "--run-id", "live", "--quiet")
+    answers = []
+    try:
+        deadline = time.monotonic() + 300
+        while proc.poll() is None and time.monotonic() < deadline:
+            if db.exists():
+                q = subprocess.run([sys.executable, "-m", "factory.cli", "query", "select count(*) as n from attempts",
+                                    "--db", str(db), "--format", "json"], capture_output=True, text=True, cwd=ROOT)
+                assert q.returncode == 0, q.stderr
+                answers.append(json.loads(q.stdout)[0]["n"])
+            time.sleep(0.5)
+    finally:
+        out, err = proc.communicate(timeout=600)
+    assert proc.returncode == 0, err
+    assert answers and answers == sorted(answers)  # answered during the run, counts only grow
+    assert any(n < 6 for n in answers)
+    funnel = subprocess.run([sys.executable, "-m", "factory.cli", "query", "funnel", "--db", str(db), "--format", "json"],
+                            capture_output=True, text=True, cwd=ROOT)
+    assert funnel.returncode == 0 and json.loads(funnel.stdout)
+
+
+def paid_pipeline(tmp_path: Path, api_url: str, *, attempts: int, budget: str = "") -> Path:
+    path = tmp_path / "paid.yaml"
+    path.write_text(f"""\
+name: paid
+tasks:
+  source: {DEMO}
+  limit: 1
+teachers:
+  - kind: openai
+    model: gpt-4.1
+    name: gpt
+    base_url: {api_url}
+    api_key: sk-test-not-a-real-key
+    max_retries: 1
+    backoff_initial: 0.01
+    backoff_max: 0.02
+sandbox:
+  memory: 512m
+sampling:
+  attempts_per_task: {attempts}
+  stop_after_kept: 5
+  max_in_flight: 1
+  infra_retries: 1
+output:
+  dir: {tmp_path / "runs"}
+{budget}""")
+    return path
+
+
+SUBMIT_MILLION = {"prompt_tokens": 1_000_000, "completion_tokens": 0, "total_tokens": 1_000_000}
+
+
+async def test_budget_stops_launching_and_the_summary_says_so(tmp_path, docker_client):
+    from factory.teachers.fake_api import FakeAPI, openai_completion
+
+    with FakeAPI() as api:
+        api.openai(*[openai_completion(tool_calls=[{"name": "submit", "arguments": {}}], usage=SUBMIT_MILLION)] * 5)
+        path = paid_pipeline(tmp_path, api.openai_url, attempts=5, budget="budget:\n  max_cost_usd: 3.0\n")
+        outcome = await run(path, "budget")
+    assert outcome.result.stopped == "budget"
+    assert len(outcome.store.attempts()) == 2  # $2 each: the third would pass $3
+    assert outcome.result.spent_usd == pytest.approx(4.0)
+    assert all("sk-test-not-a-real-key" not in p.read_text() for p in outcome.store.attempts_dir.rglob("*.json"))
+
+
+async def test_an_api_outage_is_retried_as_infrastructure_not_counted_as_the_model(tmp_path, docker_client):
+    from factory.teachers.fake_api import FakeAPI, openai_completion, server_error
+
+    with FakeAPI() as api:
+        api.openai(server_error(), server_error(), openai_completion(tool_calls=[{"name": "submit", "arguments": {}}]))
+        outcome = await run(paid_pipeline(tmp_path, api.openai_url, attempts=1), "outage")
+    [attempt] = outcome.store.attempts()
+    assert attempt.error_class is None and attempt.trajectory.exit == "submitted"
+    assert len(attempt.infra_failures) == 1 and "teacher_error" in attempt.infra_failures[0]
+    with duckdb.connect(str(outcome.store.warehouse_path), read_only=True) as db:
+        assert db.execute("select count(*) from attempts").fetchone()[0] == 1

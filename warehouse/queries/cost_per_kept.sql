@@ -1,0 +1,1 @@
+../../factory/warehouse/sql/queries/cost_per_kept.sql

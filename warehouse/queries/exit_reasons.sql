@@ -1,0 +1,1 @@
+../../factory/warehouse/sql/queries/exit_reasons.sql

@@ -1,0 +1,1 @@
+../../factory/warehouse/sql/queries/learnable_tasks.sql

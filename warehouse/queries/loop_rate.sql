@@ -1,0 +1,1 @@
+../../factory/warehouse/sql/queries/loop_rate.sql
