@@ -216,40 +216,48 @@ class Scheduler:
 
     async def _attempt(self, unit: Unit) -> None:
         key = unit.key(self.store.run_id)
-        state = self.state[unit.task.instance_id]
         started = _now()
         infra: list[str] = []
         slot_held = True
         try:
-            trajectory = None
-            for _ in range(self.p.sampling.infra_retries + 1):
-                trajectory = await self._sample(unit, key)
-                if trajectory.exit not in INFRA_EXITS:
-                    break
-                infra.append(f"{trajectory.exit}: {trajectory.error}")
-            self.slots.release()
-            slot_held = False
-            attempt = Attempt(key=key, repo=unit.task.repo, trajectory=trajectory, infra_failures=infra, started_at=started)
-            if trajectory.exit in INFRA_EXITS:
-                attempt.error_class = str(trajectory.exit)
-            elif trajectory.patch.strip():
-                async with self.verify_slots:
-                    attempt.verdict = await self.verifier.verify(unit.task, trajectory.patch)
-            attempt.finished_at = _now()
-            self.store.save(attempt)
-            if self.warehouse is not None:
-                self.warehouse.record_attempt(attempt, started_at=started, finished_at=attempt.finished_at)
-            self.result.attempts.append(attempt)
-            self.result.finished += 1
-            self._absorb(attempt)
-            if self.progress:
-                self.progress.finished(attempt, self)
+            try:
+                trajectory = None
+                for _ in range(self.p.sampling.infra_retries + 1):
+                    trajectory = await self._sample(unit, key)
+                    if trajectory.exit not in INFRA_EXITS:
+                        break
+                    infra.append(f"{trajectory.exit}: {trajectory.error}")
+                self.slots.release()
+                slot_held = False
+                attempt = Attempt(key=key, repo=unit.task.repo, trajectory=trajectory, infra_failures=infra,
+                                  started_at=started)
+                if trajectory.exit in INFRA_EXITS:
+                    attempt.error_class = str(trajectory.exit)
+                elif trajectory.patch.strip():
+                    async with self.verify_slots:
+                        attempt.verdict = await self.verifier.verify(unit.task, trajectory.patch)
+            except Exception as exc:  # a bug or an engine fault: recorded, never a crashed run
+                attempt = Attempt(key=key, repo=unit.task.repo, error_class=f"internal:{type(exc).__name__}",
+                                  infra_failures=[*infra, f"{type(exc).__name__}: {exc}"[:2000]], started_at=started)
+            self._finish(attempt)
         finally:
-            state.inflight -= 1
+            self.state[unit.task.instance_id].inflight -= 1
             if slot_held:
                 self.slots.release()
             self.running.discard(asyncio.current_task())  # before waking the launcher, which checks it
             self.changed.set()
+
+    def _finish(self, attempt: Attempt) -> None:
+        """Record a finished attempt: its file first (the truth for resume), then the warehouse."""
+        attempt.finished_at = _now()
+        self.store.save(attempt)
+        if self.warehouse is not None:
+            self.warehouse.record_attempt(attempt, started_at=attempt.started_at, finished_at=attempt.finished_at)
+        self.result.attempts.append(attempt)
+        self.result.finished += 1
+        self._absorb(attempt)
+        if self.progress:
+            self.progress.finished(attempt, self)
 
     async def _sample(self, unit: Unit, key: AttemptKey) -> Trajectory:
         teacher = self.teachers[unit.teacher]

@@ -39,7 +39,7 @@ def show_run(console: Console, store: RunStore) -> None:
         data = json.loads(build.read_text())
         console.print("  funnel    " + " -> ".join(f"{name} {n}" for name, n in data["funnel"]))
         console.print(f"  dataset   {data['out_dir']} ({data['rows']} rows)")
-    console.print("  one attempt: factory show RUN INSTANCE[/TEACHER]/INDEX")
+    console.print(escape("  one attempt: factory show RUN INSTANCE[/TEACHER]/INDEX"))
 
 
 def show_attempt(console: Console, attempt: Attempt, width: int = 600) -> None:

@@ -237,3 +237,33 @@ async def test_an_api_outage_is_retried_as_infrastructure_not_counted_as_the_mod
     assert len(attempt.infra_failures) == 1 and "teacher_error" in attempt.infra_failures[0]
     with duckdb.connect(str(outcome.store.warehouse_path), read_only=True) as db:
         assert db.execute("select count(*) from attempts").fetchone()[0] == 1
+
+
+async def test_a_redone_attempt_replays_the_turns_already_paid_for(tmp_path, docker_client):
+    """A crash mid-attempt left one paid turn in the journal: the redo must not buy it again."""
+    from factory.records import AttemptKey, Completion, Message, ToolCall, Usage
+    from factory.teachers.fake_api import FakeAPI, openai_completion
+
+    with FakeAPI() as api:
+        api.openai(openai_completion(tool_calls=[{"name": "submit", "arguments": {}}]))
+        path = paid_pipeline(tmp_path, api.openai_url, attempts=1)
+        pipeline = load_pipeline(path)
+        from factory.run import load_run_tasks
+
+        [task], _ = load_run_tasks(pipeline)
+        store = RunStore(tmp_path / "runs" / "replay")
+        key = AttemptKey(run_id="replay", instance_id=task.instance_id, teacher="gpt", index=0)
+        paid = Completion(
+            message=Message(role="assistant", content="Looking around.",
+                            tool_calls=[ToolCall(id="call_1", name="bash", arguments='{"command": "ls"}')]),
+            usage=Usage(input_tokens=1000, output_tokens=10), cost_usd=0.00208,
+        )
+        store.journal_path(key).parent.mkdir(parents=True)
+        store.journal_path(key).write_text(paid.model_dump_json() + "\n")
+        outcome = await run(path, "replay")
+        assert len(api.requests) == 1  # only the turn past the journal reached the API
+    [attempt] = outcome.store.attempts()
+    assert attempt.trajectory.exit == "submitted"
+    assert attempt.trajectory.messages[2].content == "Looking around."  # the replayed turn is in the record
+    assert "README.md" in attempt.trajectory.messages[3].content  # and its tool call ran again for real
+    assert not store.journal_path(key).exists()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import logging
 import shlex
 import tarfile
 import time
@@ -26,6 +27,8 @@ from factory.protocols import ExecResult
 from factory.records import StartState
 from factory.sandbox import engine
 from factory.sandbox.output import OutputBuffer
+
+log = logging.getLogger(__name__)
 
 # Root inside the container needs these to prepare the repo and to drop to the agent user;
 # the agent user itself gets no capabilities at all.
@@ -128,16 +131,27 @@ class DockerSandbox:
             raise SandboxError(f"could not reach the start state in {self.workdir}: {result.output[-2000:]}")
 
     async def close(self) -> None:
-        """Remove the container. Safe to call twice and from any path, cancellation included."""
+        """Remove the container. Safe to call twice and from any path, cancellation included.
+
+        Never raises: an engine that cannot remove a container right now (it happens under
+        heavy load) gets a few more tries; after that the container's self-destruct timer
+        and `factory clean` take care of it, and the attempt's result stands.
+        """
         if self.closed:
             return
         self.closed = True
-        try:
-            await engine.call(self.container.remove, force=True)
-        except NotFound:
-            pass
-        except DockerException as exc:
-            raise SandboxError(f"could not remove container {self.container.short_id}: {exc}") from exc
+        for delay in (0.5, 2.0, 5.0, None):
+            try:
+                await engine.call(self.container.remove, force=True)
+                return
+            except NotFound:
+                return
+            except DockerException as exc:
+                if delay is None:
+                    log.warning("could not remove container %s (%s); `factory clean` removes it",
+                                self.container.short_id, exc)
+                    return
+                await asyncio.sleep(delay)
 
     async def __aenter__(self) -> DockerSandbox:
         return self
