@@ -39,7 +39,7 @@ class Progress:
         if attempt.verdict is not None:
             self.verified += 1
             self.resolved += attempt.verdict.resolved
-        self.kept = sum(len(s.kept) for s in scheduler.state.values())
+        self.kept = scheduler.result.kept
         self.spent = scheduler.result.spent_usd
         self.update(attempt)
 

@@ -61,7 +61,9 @@ class RunResult:
     launched: int = 0
     stopped: str = ""  # why launching stopped early: budget, interrupted, ...
     spent_usd: float = 0.0
+    priced: int = 0  # attempts whose cost is known
     unknown_cost: int = 0
+    kept: int = 0  # distinct verified loop-free successes, over all tasks
     attempts: list[Attempt] = field(default_factory=list)
 
 
@@ -128,6 +130,7 @@ class Scheduler:
             return
         patch = good(attempt, self.loops)
         if patch is not None:
+            self.result.kept += patch not in state.kept
             state.kept.add(patch)
             state.streak = 0
         elif attempt.error_class is None:
@@ -139,30 +142,36 @@ class Scheduler:
             self.result.unknown_cost += 1
         else:
             self.result.spent_usd += cost
+            self.result.priced += 1
 
     def _eligible(self, queue: deque[Unit]) -> Unit | None:
         """Pop the first unit that may start now; drop units of finished tasks for good."""
         stop, give_up = self.p.sampling.stop_after_kept, self.p.sampling.give_up_after_failures
-        for unit in list(queue):
+        # the scan ends at the first eligible unit; only units of tasks with attempts in flight
+        # come before it, so a launch costs O(in flight), not O(queue), on runs of 100k units
+        i = 0
+        while i < len(queue):
+            unit = queue[i]
             state = self.state[unit.task.instance_id]
             if len(state.kept) >= stop or state.gave_up:
-                queue.remove(unit)
+                del queue[i]
                 continue
             # never bet more attempts than could still be needed, or than the failure allowance left
             needed = len(state.kept) + state.inflight < stop
             allowed = give_up is None or bool(state.kept) or state.streak + state.inflight < give_up
             if needed and allowed:
-                queue.remove(unit)
+                del queue[i]
                 return unit
+            i += 1
         return None
 
     def _over_budget(self) -> bool:
         limit = self.p.budget.max_cost_usd
         if limit is None:
             return False
-        known = [a.trajectory.cost_usd for a in self.result.attempts if a.trajectory and a.trajectory.cost_usd]
-        per_attempt = self.p.agent.max_cost_usd or (sum(known) / len(known) if known else 0.0)
-        return self.result.spent_usd + per_attempt * len(self.running) >= limit
+        r = self.result
+        per_attempt = self.p.agent.max_cost_usd or (r.spent_usd / r.priced if r.priced else 0.0)
+        return r.spent_usd + per_attempt * len(self.running) >= limit
 
     # ------------------------------------------------------------------ run
 
