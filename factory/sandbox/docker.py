@@ -34,6 +34,7 @@ log = logging.getLogger(__name__)
 # the agent user itself gets no capabilities at all.
 CAPABILITIES = ["CHOWN", "DAC_OVERRIDE", "FOWNER", "KILL", "SETUID", "SETGID"]
 GIT = "git -c safe.directory=* -c user.name=factory -c user.email=factory@localhost -c core.hooksPath=/dev/null"
+DIFF_LIMIT = 256 * 2**20  # a diff is never cut: past this the attempt's diff is an error
 TIMEOUT_EXIT = 124  # coreutils `timeout`
 KILLED_EXIT = 137
 
@@ -162,9 +163,12 @@ class DockerSandbox:
     # ------------------------------------------------------------------ commands
 
     async def exec(
-        self, cmd: str, timeout: float | None = None, *, user: str | None = None, workdir: str | None = None
+        self, cmd: str, timeout: float | None = None, *, user: str | None = None, workdir: str | None = None,
+        output_limit: int | None = None,
     ) -> ExecResult:
-        """Run `cmd` with bash in the workdir; kill it (and its children) at `timeout` seconds."""
+        """Run `cmd` with bash in the workdir; kill it (and its children) at `timeout` seconds.
+
+        Output is kept up to `output_limit` bytes (default: the sandbox config's)."""
         timeout = timeout or 3600
         run_as = user or self.user
         # coreutils timeout kills the command's process group at the deadline; whatever the
@@ -172,10 +176,12 @@ class DockerSandbox:
         script = f'timeout -k 2 {timeout}s bash -c "$1"; rc=$?; {self._kill_leftovers(run_as)}; exit $rc'
         wrapped = ["sh", "-c", script, "factory-exec", cmd]
         async with self._exec_lock:
-            return await self._exec(wrapped, timeout, run_as, workdir or self.workdir)
+            return await self._exec(wrapped, timeout, run_as, workdir or self.workdir, output_limit)
 
-    async def _exec(self, wrapped: list[str], timeout: float, user: str, workdir: str) -> ExecResult:
-        buffer = OutputBuffer(self.config.output_limit_bytes)
+    async def _exec(
+        self, wrapped: list[str], timeout: float, user: str, workdir: str, output_limit: int | None = None
+    ) -> ExecResult:
+        buffer = OutputBuffer(output_limit or self.config.output_limit_bytes)
         started = time.monotonic()
         api = engine.client().api
         try:
@@ -306,17 +312,17 @@ class DockerSandbox:
     async def diff(self) -> str:
         """The agent's changes against the start commit: untracked files included, binary as git binary patches.
 
-        A throwaway index keeps the agent's own index (and `git status`) untouched.
+        One exec: a throwaway index keeps the agent's own index (and `git status`) untouched, and
+        git's stderr goes to a file read only on failure, so the output is the diff alone.
         """
-        index, out = "/tmp/.factory-diff-index", "/tmp/.factory-diff"
+        index, err = "/tmp/.factory-diff-index", "/tmp/.factory-diff-err"
         cmd = (
-            f"export GIT_INDEX_FILE={index}; {GIT} read-tree HEAD && {GIT} add -A && "
-            f"{GIT} diff --cached --binary --no-color --no-ext-diff --no-renames HEAD > {out}"
+            f"export GIT_INDEX_FILE={index}; {{ {GIT} read-tree HEAD && {GIT} add -A && "
+            f"{GIT} diff --cached --binary --no-color --no-ext-diff --no-renames HEAD; }} 2>{err}; "
+            f"status=$?; rm -f {index}; [ $status = 0 ] && rm -f {err}; exit $status"
         )
-        result = await self.exec(cmd, timeout=300, user="root")
-        if result.exit_code != 0:
-            raise SandboxError(f"git diff failed in {self.workdir}: {result.output[-1000:]}")
-        try:
-            return (await self.read_file(out)).decode(errors="surrogateescape")
-        finally:
-            await self.exec(f"rm -f {index} {out}", timeout=30, user="root", workdir="/")
+        result = await self.exec(cmd, timeout=300, user="root", output_limit=DIFF_LIMIT)
+        if result.exit_code != 0 or result.truncated_bytes:
+            why = (await self._raw(f"cat {err}; rm -f {err}"))[-1000:]
+            raise SandboxError(f"git diff failed in {self.workdir}: {why or result.output[-1000:]}")
+        return result.output

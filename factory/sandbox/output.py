@@ -35,6 +35,7 @@ class OutputBuffer:
         return self.total > self.limit * FLOOD_FACTOR
 
     def text(self) -> str:
+        # bytes that are not UTF-8 become U+FFFD: every record must stay valid JSON text
         head = self.head.decode(errors="replace")
         tail = self.tail.decode(errors="replace")
         parts = [head]
