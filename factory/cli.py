@@ -136,13 +136,11 @@ def _load(taskset: str, strict: bool = False):
 
 def _local_images(taskset: str, tasks) -> None:
     """Build missing images when the source is a local task set with repo sources."""
-    from factory.sandbox.images import ensure_images
+    from factory.sandbox.images import ensure_local_images
 
-    folder = Path(taskset) if Path(taskset).is_dir() else Path(taskset).parent
-    if (folder / "repos").is_dir():
-        for image, state in ensure_images(tasks, folder):
-            if state == "built":
-                console.print(f"built image {image}")
+    for image, state in ensure_local_images(Path(taskset), tasks):
+        if state == "built":
+            console.print(f"built image {image}")
 
 
 @tasks_app.command("list")
@@ -203,10 +201,10 @@ def images_build(
     rebuild: Annotated[bool, typer.Option(help="Rebuild images that already exist.")] = False,
 ) -> None:
     """Build one image per repo of a local task set from the base image (no registry needed)."""
-    from factory.sandbox.images import ensure_images
+    from factory.sandbox.images import ensure_images, local_taskset
 
     folder = Path(taskset)
-    if not (folder / "repos").is_dir():
+    if local_taskset(folder) != folder:
         raise UsageError(f"{taskset}: not a local task set (expected {folder}/tasks.jsonl and {folder}/repos/)")
     for image, state in ensure_images(_load(taskset), folder, rebuild=rebuild):
         console.print(f"{state:8} {image}")

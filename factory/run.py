@@ -21,7 +21,7 @@ from factory.records import Attempt, Task
 from factory.render import build_renderer
 from factory.runs import RunStore, new_run_id, write_atomic
 from factory.sandbox import reap_run
-from factory.sandbox.images import ensure_images
+from factory.sandbox.images import ensure_local_images
 from factory.sandbox.pool import SandboxPool
 from factory.scheduler import RunResult, Scheduler
 from factory.tasks import load_tasks
@@ -43,10 +43,7 @@ def load_run_tasks(pipeline: Pipeline) -> tuple[list[Task], int]:
     report = load_tasks(pipeline.tasks, base=base)
     if not report.tasks:
         raise UsageError(f"no tasks to run from {pipeline.tasks.source} ({len(report.skipped)} skipped)")
-    folder = base / pipeline.tasks.source
-    folder = folder if folder.is_dir() else folder.parent
-    if (folder / "repos").is_dir():  # a local task set: its images are built here, not pulled
-        ensure_images(report.tasks, folder)
+    ensure_local_images(base / pipeline.tasks.source, report.tasks)  # built here, never pulled
     return report.tasks, len(report.skipped)
 
 

@@ -86,6 +86,20 @@ def build_image(plan: RepoImage, base: str = BASE_IMAGE) -> None:
         container.remove(force=True)
 
 
+def local_taskset(source: Path) -> Path | None:
+    """The task-set folder (holding `repos/`) of a source, or None when its images come from elsewhere.
+
+    A folder is its own task set; a tasks file belongs to the folder it sits in."""
+    folder = source if source.is_dir() else source.parent
+    return folder if (folder / "repos").is_dir() else None
+
+
+def ensure_local_images(source: Path, tasks: list[Task]) -> list[tuple[str, str]]:
+    """Build the missing images of `tasks` when `source` is a local task set; else nothing to do."""
+    folder = local_taskset(source)
+    return [] if folder is None else ensure_images(tasks, folder)
+
+
 def ensure_images(tasks: list[Task], taskset_dir: Path, *, rebuild: bool = False) -> list[tuple[str, str]]:
     """Build the images of a local task set that are missing; returns (image, built|present)."""
     results = []
