@@ -92,7 +92,7 @@ def print_summary(outcome) -> None:
 @app.command()
 def clean(
     all_: Annotated[bool, typer.Option("--all", help="Remove every factory container, also of live runs.")] = False,
-    run_id: Annotated[str | None, typer.Option(help="Remove the containers of this run only.")] = None,
+    run_id: Annotated[str | None, typer.Option(help="Remove every container of this run, live ones included.")] = None,
 ) -> None:
     """Remove leftover sandbox containers (found by their factory labels)."""
     from factory.sandbox import remove_containers
@@ -190,7 +190,7 @@ def tasks_validate(
     out = results_path(taskset)
     write_results(out, checks)
     bad = [c for c in checks if c.status != "valid"]
-    console.print(f"{len(checks) - len(bad)} valid, {len(bad)} broken or flaky; results in {out}")
+    console.print(f"{len(checks) - len(bad)} valid, {len(bad)} broken, flaky or not checked (infra_error); results in {out}")
     if bad:
         raise typer.Exit(1)
 

@@ -70,7 +70,8 @@ class SandboxConfig(Section):
     pids_limit: int = Field(default=512, ge=16)
     """Process limit per container: a fork bomb stops here."""
     user: str = "agent"
-    """User that commands run as, where the image has it; root otherwise."""
+    """User the agent's commands run as, created at start where the image lacks it (SWE-bench and
+    SWE-smith images have only root); `root` runs them as root."""
     max_live: int = Field(default=8, ge=1)
     """Containers alive at once, warm ones included."""
     warm: int = Field(default=0, ge=0)
@@ -88,6 +89,10 @@ class VerifierConfig(Section):
     """Seconds the hidden tests may run."""
     memory: str = "4g"
     """Memory limit of the verification container."""
+    infra_retries: int = Field(default=3, ge=0)
+    """Redo a verification this many times (fresh container, backoff) when the engine failed it."""
+    retry_wait: float = Field(default=2.0, ge=0)
+    """Seconds before the first redo; doubles (with jitter) each time."""
 
 
 class SamplingConfig(Section):

@@ -5,7 +5,9 @@
     │   └── ConfigError     a pipeline YAML at fault, with file:line:col and field path
     ├── SandboxError        the container, not the model, failed (infrastructure)
     │   ├── SandboxStartError
-    │   └── SandboxCrashed  died mid-attempt (killed, OOM)
+    │   ├── SandboxCrashed  died mid-attempt (removed, killed; `by_agent` when its own command did it)
+    │   └── EngineError     any Docker engine call that failed, wherever it was made
+    │       └── EngineGone  the container or image asked for is not there (404)
     ├── TeacherError        the model API failed after retries (infrastructure)
     │   └── TeacherFatal    never retried: 400/401/403/404, context length
     └── VerifyError         the verifier itself could not run (infrastructure)
@@ -38,11 +40,24 @@ class SandboxStartError(SandboxError):
 
 
 class SandboxCrashed(SandboxError):
-    """The container died while in use (killed, out of memory)."""
+    """The container died while in use.
 
-    def __init__(self, message: str, *, oom: bool = False, exit_code: int | None = None):
+    `by_agent`: the agent's own command brought it down (killed its keepalive, ran it out of
+    memory). That is the model's failure, not infrastructure: redoing the attempt would
+    replay the same command into the same crash.
+    """
+
+    def __init__(self, message: str, *, oom: bool = False, exit_code: int | None = None, by_agent: bool = False):
         super().__init__(message)
-        self.oom, self.exit_code = oom, exit_code
+        self.oom, self.exit_code, self.by_agent = oom, exit_code, by_agent
+
+
+class EngineError(SandboxError):
+    """A Docker engine call failed (API error, dropped connection, timeout): infrastructure."""
+
+
+class EngineGone(EngineError):
+    """The engine has no such container or image (removed by someone, or never there)."""
 
 
 class TeacherError(FactoryError):

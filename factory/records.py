@@ -106,8 +106,12 @@ class Exit(StrEnum):
     format_error = "format_error"
     timeout = "timeout"
     sandbox_error = "sandbox_error"
+    """Infrastructure: the engine failed or someone else removed the container."""
     teacher_error = "teacher_error"
     budget = "budget"
+    crashed = "crashed"
+    """The agent's own command brought its sandbox down (killed its keepalive, ran it out of
+    memory): the model's failure, never retried, since a replay would crash the same way."""
 
 
 class Turn(Record):

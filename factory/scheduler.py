@@ -5,8 +5,12 @@
       ─► attempt file (atomic) ─► warehouse ─► task state (early stop, give-up)
 
 Early stop: a task stops launching once its verified, loop-free, distinct successes plus the
-attempts in flight reach `stop_after_kept`. Infrastructure failures (sandbox crash, teacher
-outage after retries) are redone up to `infra_retries` times and recorded as such. Budget:
+attempts in flight reach `stop_after_kept`. Infrastructure failures (engine fault, sandbox
+removed, teacher outage after retries) are redone up to `infra_retries` times and recorded as
+such; a verification that the engine keeps failing records the attempt with its trajectory
+and `error_class = verify_error`. Resuming a run redoes what infrastructure left undone: it
+verifies attempts that have a trajectory but no verdict, and samples again the attempts that
+infrastructure ended (paid turns replay from the journal, so nothing is paid twice). Budget:
 launching stops when spent plus the in-flight estimate reaches `budget.max_cost_usd`.
 Signals: a first Ctrl-C stops launching and lets attempts in flight finish; a second cancels
 them (their sandboxes are removed on the way out).
@@ -25,7 +29,7 @@ from datetime import UTC, datetime
 
 from factory.agent.loop import run_agent
 from factory.config import Pipeline
-from factory.errors import SandboxError
+from factory.errors import SandboxError, VerifyError
 from factory.filters import LoopsFilter, normalize_patch
 from factory.journal import JournalTeacher
 from factory.protocols import Teacher, Verifier
@@ -34,6 +38,7 @@ from factory.runs import RunStore
 from factory.sandbox.pool import SandboxPool
 
 INFRA_EXITS = (Exit.sandbox_error, Exit.teacher_error)
+VERIFY_ERROR = "verify_error"  # error_class of an attempt whose verification infrastructure failed
 
 
 @dataclass(frozen=True)
@@ -101,6 +106,7 @@ class Scheduler:
         self.warehouse = warehouse
         self.progress = progress
         self.state = {t.instance_id: TaskState() for t in tasks}
+        self.tasks_by_id = {t.instance_id: t for t in tasks}
         self.result = RunResult()
         self.slots = asyncio.Semaphore(pipeline.sampling.max_in_flight)
         self.verify_slots = asyncio.Semaphore(max(1, pipeline.sampling.max_in_flight // 2))
@@ -112,9 +118,10 @@ class Scheduler:
 
     # ------------------------------------------------------------------ plan
 
-    def _units(self) -> deque[Unit]:
-        """Breadth first: every task's attempt 0, then every task's attempt 1, ..."""
-        done = {(a.key.instance_id, a.key.teacher, a.key.index) for a in self.result.attempts}
+    def _units(self, pending: set[tuple[str, str, int]]) -> deque[Unit]:
+        """Breadth first: every task's attempt 0, then every task's attempt 1, ...; except
+        attempts finished already or `pending` (sampled, only their verdict is missing)."""
+        done = {_unit_id(a.key) for a in self.result.attempts} | pending
         units = deque()
         for index in range(self.p.sampling.attempts_per_task):
             for task in self.tasks:
@@ -176,18 +183,28 @@ class Scheduler:
     # ------------------------------------------------------------------ run
 
     async def run(self) -> RunResult:
+        unverified: list[Attempt] = []
         for attempt in self.store.attempts():
-            self.result.attempts.append(attempt)
-            self.result.resumed += 1
-            self._absorb(attempt)
             if self.warehouse is not None:  # re-sync: the files are the truth, rows are derived
                 when = attempt.finished_at or _now()
                 self.warehouse.record_attempt(attempt, started_at=attempt.started_at or when, finished_at=when)
-        queue = self._units()
+            if attempt.error_class == VERIFY_ERROR and attempt.key.instance_id in self.state:
+                unverified.append(attempt)  # verified again below; its sampling is done and paid
+            elif attempt.error_class is None:
+                self.result.attempts.append(attempt)
+                self.result.resumed += 1
+                self._absorb(attempt)
+            # any other error_class: infrastructure ended the sampling; `_units` queues it again
+        queue = self._units(pending={_unit_id(a.key) for a in unverified})
         if self.progress:
-            self.progress.start(total=len(queue) + self.result.resumed, done=self.result.resumed)
+            self.progress.start(total=len(queue) + len(unverified) + self.result.resumed, done=self.result.resumed)
         self._install_signals()
         try:
+            for attempt in unverified:
+                self.state[attempt.key.instance_id].inflight += 1  # it may yet be kept
+                self._start(self._reverify(attempt))
+                if self.progress:
+                    self.progress.launched(attempt.key)
             await self._launch(queue)
             while self.running:
                 await asyncio.wait(set(self.running), return_when=asyncio.FIRST_COMPLETED)
@@ -217,20 +234,23 @@ class Scheduler:
                 return
             self.state[unit.task.instance_id].inflight += 1
             self.result.launched += 1
-            task = asyncio.create_task(self._attempt(unit))
-            self.running.add(task)
-            task.add_done_callback(self.running.discard)
+            self._start(self._attempt(unit))
             if self.progress:
                 self.progress.launched(unit)
+
+    def _start(self, work) -> None:
+        task = asyncio.create_task(work)
+        self.running.add(task)
+        task.add_done_callback(self.running.discard)
 
     async def _attempt(self, unit: Unit) -> None:
         key = unit.key(self.store.run_id)
         started = _now()
         infra: list[str] = []
         slot_held = True
+        trajectory: Trajectory | None = None
         try:
             try:
-                trajectory = None
                 for _ in range(self.p.sampling.infra_retries + 1):
                     trajectory = await self._sample(unit, key)
                     if trajectory.exit not in INFRA_EXITS:
@@ -242,11 +262,11 @@ class Scheduler:
                                   started_at=started)
                 if trajectory.exit in INFRA_EXITS:
                     attempt.error_class = str(trajectory.exit)
-                elif trajectory.patch.strip():
-                    async with self.verify_slots:
-                        attempt.verdict = await self.verifier.verify(unit.task, trajectory.patch)
-            except Exception as exc:  # a bug or an engine fault: recorded, never a crashed run
-                attempt = Attempt(key=key, repo=unit.task.repo, error_class=f"internal:{type(exc).__name__}",
+                else:
+                    await self._verify(unit.task, attempt)
+            except Exception as exc:  # a bug: recorded with whatever was paid for, never a crashed run
+                attempt = Attempt(key=key, repo=unit.task.repo, trajectory=trajectory,
+                                  error_class=f"internal:{type(exc).__name__}",
                                   infra_failures=[*infra, f"{type(exc).__name__}: {exc}"[:2000]], started_at=started)
             self._finish(attempt)
         finally:
@@ -254,6 +274,34 @@ class Scheduler:
             if slot_held:
                 self.slots.release()
             self.running.discard(asyncio.current_task())  # before waking the launcher, which checks it
+            self.changed.set()
+
+    async def _verify(self, task: Task, attempt: Attempt) -> None:
+        """Give a sampled attempt its verdict, or mark it `verify_error` when infrastructure
+        keeps failing the verification (its trajectory stays; a resume verifies it)."""
+        assert attempt.trajectory is not None
+        attempt.error_class, attempt.verdict = None, None
+        if not attempt.trajectory.patch.strip():
+            return
+        try:
+            async with self.verify_slots:
+                attempt.verdict = await self.verifier.verify(task, attempt.trajectory.patch)
+        except (VerifyError, SandboxError) as exc:
+            attempt.error_class = VERIFY_ERROR
+            attempt.infra_failures.append(f"{VERIFY_ERROR}: {type(exc).__name__}: {exc}"[:2000])
+
+    async def _reverify(self, attempt: Attempt) -> None:
+        """A resumed attempt that has its trajectory but no verdict: verify it, pay nothing."""
+        try:
+            try:
+                await self._verify(self.tasks_by_id[attempt.key.instance_id], attempt)
+            except Exception as exc:  # a bug: recorded, never a crashed run
+                attempt.error_class = f"internal:{type(exc).__name__}"
+                attempt.infra_failures.append(f"{type(exc).__name__}: {exc}"[:2000])
+            self._finish(attempt)
+        finally:
+            self.state[attempt.key.instance_id].inflight -= 1
+            self.running.discard(asyncio.current_task())
             self.changed.set()
 
     def _finish(self, attempt: Attempt) -> None:
@@ -319,6 +367,10 @@ class Scheduler:
         for task in list(self.running):
             task.cancel()
         await asyncio.gather(*self.running, return_exceptions=True)
+
+
+def _unit_id(key: AttemptKey) -> tuple[str, str, int]:
+    return key.instance_id, key.teacher, key.index
 
 
 def _now() -> datetime:

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+
 import docker
 import pytest
 
@@ -20,3 +24,10 @@ def docker_client() -> docker.DockerClient:
     except docker.errors.ImageNotFound:
         pytest.fail(f"{BASE_IMAGE} is missing; run `make images`", pytrace=False)
     return client
+
+
+def dead_owner_labels(run_id: str, attempt_id: str = "a1") -> dict[str, str]:
+    """Factory labels as a process that has since exited wrote them (its pid and start time)."""
+    script = "import json, sys; from factory.sandbox.engine import labels; print(json.dumps(labels(*sys.argv[1:])))"
+    out = subprocess.run([sys.executable, "-c", script, run_id, attempt_id], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)

@@ -6,7 +6,8 @@
 Exits: `submitted` (the model called `submit`, or answered without any tool call),
 `max_turns`, `max_tokens` and `budget` (checked after each turn, before its tool calls
 run), `timeout` (wall time, at any point), `format_error` (a malformed tool call, after
-`format_error_retries` re-prompts), `sandbox_error`, `teacher_error`. Whatever the exit, the
+`format_error_retries` re-prompts), `crashed` (its own command brought the sandbox down),
+`sandbox_error` (infrastructure), `teacher_error`. Whatever the exit, the
 patch is the sandbox's diff at that moment, unless the sandbox died.
 
 A teacher that needs its task (the offline scripted teacher) has `session(task, seed)`; it
@@ -107,6 +108,7 @@ class _Attempt:
         self.cost = 0.0
         self.format_errors = 0
         self.sandbox_died = False
+        self.shell_setup = task.test_cmd  # the task's environment (e.g. conda's testbed) in every shell
 
     async def run(self) -> Ending:
         scope = asyncio.timeout(max(self.deadline - time.monotonic(), 0.0))
@@ -119,7 +121,8 @@ class _Attempt:
             return Exit.timeout, None
         except SandboxError as exc:
             self.sandbox_died = isinstance(exc, SandboxCrashed)
-            return Exit.sandbox_error, _describe(exc)
+            by_agent = self.sandbox_died and exc.by_agent
+            return (Exit.crashed if by_agent else Exit.sandbox_error), _describe(exc)
         except TeacherError as exc:
             return Exit.teacher_error, _describe(exc)
 
@@ -173,7 +176,7 @@ class _Attempt:
     async def _act(self, action: Action) -> str:
         if action.tool == BASH:
             cap = min(self.config.command_timeout, max(1.0, self.deadline - time.monotonic()))
-            return await run_bash(self.sandbox, action.args, cap)
+            return await run_bash(self.sandbox, action.args, cap, setup=self.shell_setup)
         return await self.editor.run(action.args)
 
     def _reply(self, call: ToolCall, content: str) -> None:

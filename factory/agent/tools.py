@@ -172,11 +172,13 @@ def truncate(text: str, limit: int) -> str:
     return f"{text[:head]}\n[... {cut} characters cut: output over {limit} characters ...]\n{text[-tail:]}"
 
 
-async def run_bash(sandbox: Sandbox, args: dict[str, Any], cap: float) -> str:
-    """Run the command with a timeout of min(its own, cap); the output says how it ended."""
+async def run_bash(sandbox: Sandbox, args: dict[str, Any], cap: float, setup: str | None = None) -> str:
+    """Run the command with a timeout of min(its own, cap), after `setup` (the task's shell
+    environment, such as conda's `testbed`); the output says how it ended."""
     asked = args.get("timeout")
     timeout = max(1.0, min(float(asked), cap) if asked is not None and asked > 0 else cap)
-    result = await sandbox.exec(args["command"], timeout=timeout)
+    command = f"{setup}\n{args['command']}" if setup else args["command"]
+    result = await sandbox.exec(command, timeout=timeout)
     return describe_result(result, timeout)
 
 

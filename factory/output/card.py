@@ -293,8 +293,9 @@ def _provenance(inputs: CardInputs) -> str:
     ]
     lines += [
         "\n### Teachers and pass rates\n",
-        "Pass rate is resolved attempts over all attempts; infrastructure errors (sandbox or API "
-        "outages, not the model's fault) are counted among the attempts and shown apart.\n",
+        "Pass rate is resolved attempts over graded attempts: infrastructure errors (sandbox, engine, "
+        "API or verification outages, not the model's fault) are shown apart and count neither way, "
+        "as in the warehouse's `pass_rate_by_task`.\n",
         _table(["teacher", "model", "attempts", "infra errors", "resolved", "pass rate", "rows kept"], teacher_rows),
     ]
     return "\n".join(lines) + "\n"

@@ -16,14 +16,19 @@ class TeacherStats:
     models: set[str] = field(default_factory=set)
     attempts: int = 0
     infra_errors: int = 0
-    """Attempts ended by the sandbox or the teacher API rather than the model."""
+    """Attempts ended by infrastructure (sandbox, engine, teacher API, verification) rather than the model."""
     resolved: int = 0
     kept: int = 0
     scripted: bool = False
 
     @property
+    def graded(self) -> int:
+        """Attempts that count for or against the teacher: infrastructure errors do not."""
+        return self.attempts - self.infra_errors
+
+    @property
     def pass_rate(self) -> float:
-        return self.resolved / self.attempts if self.attempts else 0.0
+        return self.resolved / self.graded if self.graded else 0.0
 
 
 def teacher_stats(attempts: Iterable[Attempt], kept: Iterable[Attempt]) -> list[TeacherStats]:

@@ -2,9 +2,14 @@
 
 Isolation by default: no network, every capability dropped but the few that root needs to
 set up the repo, no-new-privileges, memory/CPU/pids limits, commands as a non-root user
-where the image has one, and an empty environment (nothing of the host passes in).
-The container's main process is `sleep <self_destruct>` with auto-remove, so even a
-factory killed with -9 leaves nothing behind for longer than that.
+(created at start on images that have only root, as SWE-bench and SWE-smith images do), and
+an environment with nothing of the host in it.
+
+The container's own command is the factory's start script (`START`): it makes sure the
+user exists, writes one line that says who the user is and which pid keeps the container
+alive, and then becomes that keepalive (`exec sleep <self_destruct>`, auto-removed), so a
+factory killed with -9 leaves nothing behind for longer than that. `create` waits for that
+line, so nothing about the container is guessed from a probe that might answer too early.
 """
 
 from __future__ import annotations
@@ -18,11 +23,10 @@ import time
 import uuid
 from pathlib import PurePosixPath
 
-from docker.errors import APIError, DockerException, ImageNotFound, NotFound
 from docker.models.containers import Container
 
 from factory.config import SandboxConfig
-from factory.errors import SandboxCrashed, SandboxError, SandboxStartError
+from factory.errors import EngineError, EngineGone, SandboxCrashed, SandboxError, SandboxStartError
 from factory.protocols import ExecResult
 from factory.records import StartState
 from factory.sandbox import engine
@@ -30,25 +34,54 @@ from factory.sandbox.output import OutputBuffer
 
 log = logging.getLogger(__name__)
 
-# Root inside the container needs these to prepare the repo and to drop to the agent user;
-# the agent user itself gets no capabilities at all.
+# Root inside the container needs these to prepare the repo, create the agent user and drop
+# to it; the agent user itself gets no capabilities at all.
 CAPABILITIES = ["CHOWN", "DAC_OVERRIDE", "FOWNER", "KILL", "SETUID", "SETGID"]
 GIT = "git -c safe.directory=* -c user.name=factory -c user.email=factory@localhost -c core.hooksPath=/dev/null"
+# Files that running code leaves behind: never the agent's work, never part of a diff or a
+# start state (SWE-smith images write bytecode and have no .gitignore for it).
+BUILD_ARTIFACTS = ("**/__pycache__/**", "**/*.py[cod]", "**/*.egg-info/**", "**/.pytest_cache/**",
+                   "**/.mypy_cache/**", "**/.ruff_cache/**", "**/.hypothesis/**")
+SOURCES = " ".join(["."] + [shlex.quote(f":(exclude,glob){p}") for p in BUILD_ARTIFACTS])
+ENVIRONMENT = {"PYTHONDONTWRITEBYTECODE": "1"}
 DIFF_LIMIT = 256 * 2**20  # a diff is never cut: past this the attempt's diff is an error
 TIMEOUT_EXIT = 124  # coreutils `timeout`
 KILLED_EXIT = 137
+READY = "/run/factory-start"
+# $1: the user commands run as (created when the image lacks it), $2: seconds to live.
+START = r"""
+user=$1
+if [ "$user" != root ] && ! id -u "$user" >/dev/null 2>&1; then
+  if command -v useradd >/dev/null 2>&1; then
+    useradd --create-home --shell /bin/sh "$user" >/dev/null 2>&1
+  else
+    uid=1000; while cut -d: -f3 /etc/passwd | grep -qx "$uid"; do uid=$((uid + 1)); done
+    echo "$user:x:$uid:$uid::/home/$user:/bin/sh" >> /etc/passwd && echo "$user:x:$uid:" >> /etc/group \
+      && mkdir -p "/home/$user" && chown "$uid:$uid" "/home/$user"
+  fi
+fi
+if uid=$(id -u "$user" 2>/dev/null) && gid=$(id -g "$user" 2>/dev/null); then
+  line="ready $$ $user $uid $gid"
+else
+  line="error cannot create the user $user in this image (no useradd, read-only /etc/passwd?)"
+fi
+mkdir -p /run && echo "$line" > "$READY.tmp" && mv "$READY.tmp" "$READY"
+exec sleep "$2"
+""".replace("$READY", READY)
+WAIT_READY = f"i=0; while [ ! -s {READY} ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i + 1)); done; cat {READY}"
 
 
 class DockerSandbox:
     """An async sandbox over one container. Create with `await DockerSandbox.create(...)`."""
 
-    def __init__(self, container: Container, config: SandboxConfig, workdir: str, user: str):
+    def __init__(self, container: Container, config: SandboxConfig, workdir: str):
         self.container = container
-        self.keepalive_pid = "0"
-        self._exec_lock = asyncio.Lock()  # one command at a time: leftovers are killed after each
         self.config = config
         self.workdir = workdir
-        self.user = user
+        # known from the start script's ready line (see `create`)
+        self.user, self.uid, self.gid, self.keepalive_pid = "root", 0, 0, "0"
+        self._exec_lock = asyncio.Lock()  # one command at a time: leftovers are killed after each
+        self.started_at = time.time()
         self.closed = False
 
     # ------------------------------------------------------------------ lifecycle
@@ -65,14 +98,15 @@ class DockerSandbox:
         network: str | None = None,
         memory: str | None = None,
     ) -> DockerSandbox:
-        """Start a container; the repo is not touched until `prepare`."""
+        """Start a container and wait for its start script; the repo is not touched until `prepare`."""
         attempt_id = attempt_id or uuid.uuid4().hex[:12]
         memory = memory or config.memory
+        started_at = time.time()
         try:
             container = await engine.call(
                 engine.client().containers.run,
                 image,
-                ["sleep", str(config.self_destruct_seconds)],
+                ["sh", "-c", START, "factory-start", config.user, str(config.self_destruct_seconds)],
                 detach=True,
                 auto_remove=True,
                 labels=engine.labels(run_id, attempt_id),
@@ -84,24 +118,29 @@ class DockerSandbox:
                 memswap_limit=memory,
                 nano_cpus=int(config.cpus * 1e9),
                 pids_limit=config.pids_limit,
-                environment={},
+                environment=ENVIRONMENT,
+                user="root",
                 working_dir="/",
                 init=True,  # an init that reaps orphans, so killed process trees leave no zombies
             )
-        except ImageNotFound as exc:
+        except EngineGone as exc:
             raise SandboxStartError(f"image {image} not found; build it (factory images build) or load it") from exc
-        except DockerException as exc:
+        except EngineError as exc:
             raise SandboxStartError(f"cannot start a container from {image}: {exc}") from exc
-        sandbox = cls(container, config, workdir, "root")
+        sandbox = cls(container, config, workdir)
+        sandbox.started_at = started_at
         try:
-            # the keepalive sleep is init's only child right after start
-            probe = await sandbox._raw(f"cat /proc/1/task/1/children; echo; id -u {shlex.quote(config.user)} || echo none")
+            ready = (await sandbox._raw(WAIT_READY)).split()
+            if ready[:1] != ["ready"] or len(ready) != 5:
+                raise SandboxStartError(f"{image}: the sandbox did not start: {' '.join(ready)[:300] or 'no answer'}")
+        except EngineError as exc:
+            await sandbox.close()
+            raise SandboxStartError(f"{image}: the sandbox did not start: {exc}") from exc
         except BaseException:
             await sandbox.close()
             raise
-        words = probe.split()
-        sandbox.keepalive_pid = words[0] if words else "0"
-        sandbox.user = config.user if words[-1:] != ["none"] else "root"
+        sandbox.keepalive_pid, sandbox.user = ready[1], ready[2]
+        sandbox.uid, sandbox.gid = int(ready[3]), int(ready[4])
         return sandbox
 
     async def prepare(self, start: StartState) -> None:
@@ -122,11 +161,11 @@ class DockerSandbox:
         steps += [
             "rm -rf .git /tmp/factory",
             f"{GIT} init -q",
-            f"{GIT} add -A",
+            f"{GIT} add -A -- {SOURCES}",
             f"{GIT} commit -q --allow-empty -m 'start state'",
         ]
         if self.user != "root":
-            steps.append(f"chown -R {shlex.quote(self.user)}: {w}")
+            steps.append(f"chown -R {self.uid}:{self.gid} {w}")
         result = await self.exec(" && ".join(steps), timeout=600, user="root")
         if result.exit_code != 0:
             raise SandboxError(f"could not reach the start state in {self.workdir}: {result.output[-2000:]}")
@@ -145,9 +184,9 @@ class DockerSandbox:
             try:
                 await engine.call(self.container.remove, force=True)
                 return
-            except NotFound:
+            except EngineGone:
                 return
-            except DockerException as exc:
+            except EngineError as exc:
                 if delay is None:
                     log.warning("could not remove container %s (%s); `factory clean` removes it",
                                 self.container.short_id, exc)
@@ -176,7 +215,12 @@ class DockerSandbox:
         script = f'timeout -k 2 {timeout}s bash -c "$1"; rc=$?; {self._kill_leftovers(run_as)}; exit $rc'
         wrapped = ["sh", "-c", script, "factory-exec", cmd]
         async with self._exec_lock:
-            return await self._exec(wrapped, timeout, run_as, workdir or self.workdir, output_limit)
+            try:
+                return await self._exec(wrapped, timeout, run_as, workdir or self.workdir, output_limit)
+            except EngineError as exc:
+                if await self._alive():
+                    raise  # the engine stumbled on a live container: infrastructure
+                raise await self._crashed() from exc
 
     async def _exec(
         self, wrapped: list[str], timeout: float, user: str, workdir: str, output_limit: int | None = None
@@ -184,15 +228,10 @@ class DockerSandbox:
         buffer = OutputBuffer(output_limit or self.config.output_limit_bytes)
         started = time.monotonic()
         api = engine.client().api
-        try:
-            exec_id = await engine.call(
-                api.exec_create, self.container.id, wrapped, user=user, workdir=workdir, environment={},
-            )
-            stream = await engine.call(api.exec_start, exec_id["Id"], stream=True, demux=False)
-            flooded = await engine.call(self._drain, stream, buffer, started + timeout + 10)
-            info = await engine.call(api.exec_inspect, exec_id["Id"])
-        except (APIError, NotFound) as exc:
-            raise await self._crashed(exc) from exc
+        exec_id = await engine.call(api.exec_create, self.container.id, wrapped, user=user, workdir=workdir)
+        stream = await engine.call(api.exec_start, exec_id["Id"], stream=True, demux=False)
+        flooded = await engine.call(self._drain, stream, buffer, started + timeout + 10)
+        info = await engine.call(api.exec_inspect, exec_id["Id"])
         exit_code = info.get("ExitCode")
         if flooded or info.get("Running"):
             await self._kill_all()
@@ -201,9 +240,12 @@ class DockerSandbox:
                 buffer.note(f"[killed: more than {buffer.limit * 100} bytes of output]")
         elapsed = time.monotonic() - started
         timed_out = not flooded and (exit_code is None or (exit_code in (TIMEOUT_EXIT, KILLED_EXIT) and elapsed >= timeout))
-        if not await self._alive():
-            raise await self._crashed(None)
-        if exit_code == KILLED_EXIT and not timed_out and await self._oom_killed_since_start():
+        # a command killed by a signal may be the first sign of the container being removed;
+        # the engine can still call it running for a moment, so ask its events as well
+        killed = exit_code == KILLED_EXIT and not timed_out
+        if not await self._alive() or (killed and "kill" in await engine.call(self._events)):
+            raise EngineGone(f"container {self.container.short_id} is gone")
+        if killed and await self._oom_killed_since_start():
             buffer.note("[killed: out of memory]")
         return ExecResult(
             exit_code=None if timed_out or flooded else exit_code,
@@ -244,7 +286,7 @@ class DockerSandbox:
     async def _alive(self) -> bool:
         try:
             await engine.call(self.container.reload)
-        except NotFound:
+        except EngineGone:
             return False
         return self.container.status == "running"
 
@@ -252,15 +294,29 @@ class DockerSandbox:
         out = await self._raw("cat /sys/fs/cgroup/memory.events /sys/fs/cgroup/memory/memory.oom_control 2>/dev/null")
         return any(line.split()[:1] == ["oom_kill"] and line.split()[1] != "0" for line in out.splitlines())
 
-    async def _crashed(self, exc: Exception | None) -> SandboxCrashed:
-        try:
-            state = (await engine.call(engine.client().api.inspect_container, self.container.id))["State"]
-            oom, code = bool(state.get("OOMKilled")), state.get("ExitCode")
-        except NotFound:
-            oom, code = False, None
+    async def _crashed(self) -> SandboxCrashed:
+        """Why the container is gone, from the engine's events: a `kill` came from outside
+        (someone removed or stopped it: infrastructure); a death without one came from a
+        process inside, and every process in a sandbox runs for the agent (its commands, the
+        code it wrote), so that crash is the agent's."""
         self.closed = True
-        why = "out of memory" if oom else "killed or removed"
-        return SandboxCrashed(f"container {self.container.short_id} died mid-attempt ({why})", oom=oom, exit_code=code)
+        try:
+            actions = await engine.call(self._events)
+        except EngineError:
+            actions = []
+        oom = "oom" in actions
+        from_inside = "die" in actions and "kill" not in actions
+        by_agent = oom or from_inside
+        why = "out of memory" if oom else ("its keepalive ended" if from_inside else "killed or removed from outside")
+        who = "by the agent's own command" if by_agent else "infrastructure"
+        return SandboxCrashed(f"container {self.container.short_id} died mid-attempt ({why}; {who})",
+                              oom=oom, by_agent=by_agent)
+
+    def _events(self) -> list[str]:
+        api = engine.client().api
+        events = api.events(since=int(self.started_at) - 1, until=int(time.time()) + 1,
+                            filters={"container": self.container.id}, decode=True)
+        return [e.get("Action", e.get("status", "")).split(":")[0] for e in events]
 
     # ------------------------------------------------------------------ files
 
@@ -271,10 +327,11 @@ class DockerSandbox:
     async def read_file(self, path: str) -> bytes:
         target = self._abs(path)
         try:
-            chunks, _ = await engine.call(self.container.get_archive, str(target))
-            data = b"".join(chunks)
-        except NotFound as exc:
-            raise FileNotFoundError(str(target)) from exc
+            data = await engine.call(self._archive_bytes, str(target))
+        except EngineGone as exc:
+            if await self._alive():
+                raise FileNotFoundError(str(target)) from exc
+            raise await self._crashed() from exc
         with tarfile.open(fileobj=io.BytesIO(data)) as tar:
             member = tar.next()
             if member is None or not member.isfile():
@@ -283,25 +340,33 @@ class DockerSandbox:
             assert extracted is not None
             return extracted.read()
 
+    def _archive_bytes(self, path: str) -> bytes:
+        chunks, _ = self.container.get_archive(path)
+        return b"".join(chunks)  # read here, in the engine's thread: the stream is lazy
+
     async def write_file(self, path: str, data: bytes | str, *, owner: str | None = None) -> None:
-        """Write a file (parents created), owned by the sandbox user unless `owner` says otherwise."""
+        """Write a file (parents created), owned by the sandbox user unless `owner` is root."""
         target = self._abs(path)
         raw = data.encode() if isinstance(data, str) else data
-        owner = owner or self.user
-        ids = "0 0" if owner == "root" else f"$(id -u {shlex.quote(owner)}) $(id -g {shlex.quote(owner)})"
-        probe = await self.exec(
-            f"mkdir -p {shlex.quote(str(target.parent))} && echo {ids}", timeout=30, user="root", workdir="/"
-        )
-        uid, gid = (int(x) for x in probe.output.split()[-2:])
+        uid, gid = (0, 0) if (owner or self.user) == "root" else (self.uid, self.gid)
+        parent = shlex.quote(str(target.parent))
+        made = await self.exec(f"mkdir -p {parent}" + (f" && chown {uid}:{gid} {parent}" if uid else ""),
+                               timeout=30, user="root", workdir="/")
+        if made.exit_code != 0:
+            raise SandboxError(f"could not create {target.parent}: {made.output[-300:]}")
         buf = io.BytesIO()
         with tarfile.open(fileobj=buf, mode="w") as tar:
             info = tarfile.TarInfo(target.name)
             info.size, info.mode, info.uid, info.gid, info.mtime = len(raw), 0o644, uid, gid, int(time.time())
             tar.addfile(info, io.BytesIO(raw))
-        if not await engine.call(self.container.put_archive, str(target.parent), buf.getvalue()):
+        try:
+            written = await engine.call(self.container.put_archive, str(target.parent), buf.getvalue())
+        except EngineError as exc:
+            if await self._alive():
+                raise
+            raise await self._crashed() from exc
+        if not written:
             raise SandboxError(f"could not write {target}")
-        if owner != "root":
-            await self.exec(f"chown {uid}:{gid} {shlex.quote(str(target.parent))}", timeout=30, user="root", workdir="/")
 
     async def list_files(self, path: str = ".") -> list[str]:
         result = await self.exec(f"ls -1Ap -- {shlex.quote(str(self._abs(path)))}", timeout=30)
@@ -317,7 +382,7 @@ class DockerSandbox:
         """
         index, err = "/tmp/.factory-diff-index", "/tmp/.factory-diff-err"
         cmd = (
-            f"export GIT_INDEX_FILE={index}; {{ {GIT} read-tree HEAD && {GIT} add -A && "
+            f"export GIT_INDEX_FILE={index}; {{ {GIT} read-tree HEAD && {GIT} add -A -- {SOURCES} && "
             f"{GIT} diff --cached --binary --no-color --no-ext-diff --no-renames HEAD; }} 2>{err}; "
             f"status=$?; rm -f {index}; [ $status = 0 ] && rm -f {err}; exit $status"
         )

@@ -6,12 +6,14 @@ Every container factory creates carries labels, so leftovers can always be found
 
     factory=1  factory.run=<run id>  factory.attempt=<attempt id>
     factory.host=<hostname>  factory.pid=<pid of the factory process>
+    factory.pid.start=<its start time, clock ticks since boot: pids are reused>
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
+import logging
 import os
 import socket
 from collections.abc import Callable
@@ -19,9 +21,10 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 import docker
-from docker.errors import DockerException, NotFound
+import urllib3
+from docker.errors import APIError, DockerException, NotFound
 
-from factory.errors import SandboxError
+from factory.errors import EngineError, EngineGone, SandboxError
 
 T = TypeVar("T")
 
@@ -30,6 +33,9 @@ LABEL_RUN = "factory.run"
 LABEL_ATTEMPT = "factory.attempt"
 LABEL_HOST = "factory.host"
 LABEL_PID = "factory.pid"
+LABEL_PID_START = "factory.pid.start"
+
+log = logging.getLogger(__name__)
 
 
 @functools.cache
@@ -47,55 +53,124 @@ _pool = ThreadPoolExecutor(max_workers=256, thread_name_prefix="docker")
 
 
 async def call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-    """Run a blocking docker SDK call off the event loop."""
+    """Run a blocking docker SDK call off the event loop; engine failures become `EngineError`.
+
+    Whatever the engine or the connection to it does (an API error, a 404, a dropped stream,
+    a timeout) is infrastructure, so it is typed as such here, where it enters, and never
+    escapes as a docker-py, requests or socket error that a caller would have to know about.
+    """
     loop = asyncio.get_running_loop()
-    return await loop.run_in_executor(_pool, functools.partial(fn, *args, **kwargs))
+    try:
+        return await loop.run_in_executor(_pool, functools.partial(fn, *args, **kwargs))
+    except NotFound as exc:
+        raise EngineGone(f"Docker engine: {_explain(exc)}") from exc
+    except (DockerException, OSError, urllib3.exceptions.HTTPError) as exc:  # requests' errors are OSErrors
+        raise EngineError(f"Docker engine: {type(exc).__name__}: {_explain(exc)}") from exc
+
+
+def _explain(exc: Exception) -> str:
+    return str(getattr(exc, "explanation", None) or exc)[:500]
 
 
 def labels(run_id: str, attempt_id: str) -> dict[str, str]:
-    return {
+    owner = {
         LABEL: "1",
         LABEL_RUN: run_id,
         LABEL_ATTEMPT: attempt_id,
         LABEL_HOST: socket.gethostname(),
         LABEL_PID: str(os.getpid()),
     }
+    started = _start_time(os.getpid())
+    if started is not None:  # no /proc (macOS): the owner is known by its pid alone
+        owner[LABEL_PID_START] = started
+    return owner
+
+
+def _start_time(pid: int) -> str | None:
+    """When process `pid` started (clock ticks since boot, /proc/<pid>/stat field 22), or None."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            stat = f.read()
+    except OSError:
+        return None
+    # field 2, the command name, may itself hold spaces and parentheses: count after its ")"
+    fields = stat.rpartition(")")[2].split()
+    return fields[19] if len(fields) > 19 else None
 
 
 def _owner_alive(container_labels: dict[str, str]) -> bool:
+    """Whether the factory process that created a container still runs.
+
+    A pid alone is not an identity (pids are reused), so the owner's start time must match
+    too; containers labelled before `factory.pid.start` existed are judged by pid alone.
+    """
     if container_labels.get(LABEL_HOST) != socket.gethostname():
         return True  # another machine's factory: not ours to judge
     try:
-        os.kill(int(container_labels.get(LABEL_PID, "0")), 0)
-    except (ValueError, ProcessLookupError):
+        pid = int(container_labels.get(LABEL_PID, ""))
+    except ValueError:
+        return False
+    if pid <= 0:
+        return False  # 0 and negatives would signal process groups, not a process
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
         return False
     except PermissionError:
-        return True
-    return int(container_labels.get(LABEL_PID, "0")) > 0
+        pass  # alive, another user's
+    started = container_labels.get(LABEL_PID_START)
+    now = _start_time(pid)
+    # unreadable start time (hidden /proc, or it exited just now): err on the side of alive
+    return started is None or now is None or now == started
 
 
-def remove_containers(*, run_id: str | None = None, everything: bool = False, exclude_pid: int | None = None) -> int:
-    """Remove factory containers: of one run, of dead factory processes, or all of them.
+def _remove(container_id: str) -> bool:
+    """Force-remove one container; False when it was already gone or could not be removed.
 
-    `exclude_pid` spares containers owned by a live process (the caller itself, when a run
-    reaps the leftovers of its own earlier crashed attempt).
+    Others remove containers too (a concurrent `factory clean`, auto-remove of a killed
+    container, the owning run), so "not found" and "removal already in progress" mean gone.
     """
+    try:
+        client().api.remove_container(container_id, force=True)
+    except NotFound:
+        return False
+    except APIError as exc:
+        if exc.status_code != 409:  # 409: removal already in progress elsewhere
+            log.warning("could not remove container %s: %s", container_id[:12], _explain(exc))
+        return False
+    except (DockerException, OSError) as exc:  # requests' errors are OSErrors
+        log.warning("could not remove container %s: %s", container_id[:12], _explain(exc))
+        return False
+    return True
+
+
+def _remove_where(run_id: str | None, *, dead_owners_only: bool) -> int:
     filters = {"label": [f"{LABEL}=1"] + ([f"{LABEL_RUN}={run_id}"] if run_id else [])}
-    removed = 0
-    for container in client().containers.list(all=True, filters=filters):
-        owner = container.labels.get(LABEL_PID)
-        if exclude_pid is not None and owner == str(exclude_pid):
-            continue
-        if not (everything or run_id or not _owner_alive(container.labels)):
-            continue
-        try:
-            container.remove(force=True)
-            removed += 1
-        except NotFound:
-            pass
-    return removed
+    try:
+        # the low-level list: labels come with it, no per-container inspect that could
+        # race with a container disappearing between listing and inspecting
+        found = client().api.containers(all=True, filters=filters)
+    except (DockerException, OSError) as exc:
+        raise EngineError(f"Docker engine: cannot list containers: {_explain(exc)}") from exc
+    doomed = [c["Id"] for c in found if not (dead_owners_only and _owner_alive(c.get("Labels") or {}))]
+    return sum(_remove(container_id) for container_id in doomed)
+
+
+def remove_containers(*, run_id: str | None = None, everything: bool = False) -> int:
+    """What `factory clean` removes; returns how many containers this call removed.
+
+    By default only containers whose owner process is dead; with `run_id` every container
+    of that run, live owners included (the user asked for it); with `everything`, all
+    factory containers. A container that vanishes meanwhile is skipped, one that cannot be
+    removed is a warning, and the rest are still removed.
+    """
+    return _remove_where(run_id, dead_owners_only=not (everything or run_id))
 
 
 def reap_run(run_id: str) -> int:
-    """At the start of a (resumed) run: remove containers its earlier, crashed processes left."""
-    return remove_containers(run_id=run_id, exclude_pid=os.getpid())
+    """At the start of a (resumed) run: remove the containers its dead processes left.
+
+    Containers of a live process of the same run id (a second `factory run --run-id`, the
+    caller itself) are never touched.
+    """
+    return _remove_where(run_id, dead_owners_only=True)

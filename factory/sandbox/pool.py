@@ -8,12 +8,16 @@ Warm containers hold no task state: the start state is applied when one is acqui
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections import defaultdict
 
 from factory.config import SandboxConfig
+from factory.errors import SandboxError
 from factory.records import StartState
 from factory.sandbox.docker import DockerSandbox
+
+log = logging.getLogger(__name__)
 
 
 class CreationRate:
@@ -71,12 +75,21 @@ class SandboxPool:
         self.warm[(image, workdir)].append(sandbox)
 
     async def acquire(self, image: str, start: StartState, *, workdir: str = "/testbed", attempt_id: str) -> DockerSandbox:
-        """A started sandbox at the start state: a warm one when there is one, else a new one."""
+        """A started sandbox at the start state: a warm one when there is one, else a new one.
+
+        A warm container can vanish while it waits (`factory clean --all`, a user, the engine):
+        one that cannot be prepared is dropped, and a new one takes its place, once.
+        """
         spare = self.warm[(image, workdir)]
-        sandbox = spare.pop() if spare else None
-        if sandbox is None:
-            await self._take_slot()
-            sandbox = await self._create(image, workdir, attempt_id)
+        if spare:
+            try:
+                return await self._prepared(spare.pop(), start)
+            except SandboxError as exc:
+                log.warning("a warm container is unusable (%s); starting a new one", exc)
+        await self._take_slot()
+        return await self._prepared(await self._create(image, workdir, attempt_id), start)
+
+    async def _prepared(self, sandbox: DockerSandbox, start: StartState) -> DockerSandbox:
         try:
             await sandbox.prepare(start)
         except BaseException:

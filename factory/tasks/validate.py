@@ -12,6 +12,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from factory.errors import VerifyError
 from factory.protocols import Verifier
 from factory.records import Task, Verdict
 
@@ -19,7 +20,7 @@ from factory.records import Task, Verdict
 @dataclass
 class TaskCheck:
     instance_id: str
-    status: str  # valid | broken | flaky
+    status: str  # valid | broken | flaky | infra_error (the engine failed: says nothing of the task)
     why: str = ""
     gold: list[str] = field(default_factory=list)
     empty: str = ""
@@ -40,8 +41,11 @@ def _describe(v: Verdict) -> str:
 
 
 async def check_task(verifier: Verifier, task: Task, repeat: int = 1) -> TaskCheck:
-    golds = [await verifier.verify(task, task.gold_patch) for _ in range(repeat)]
-    empty = await verifier.verify(task, "")
+    try:
+        golds = [await verifier.verify(task, task.gold_patch) for _ in range(repeat)]
+        empty = await verifier.verify(task, "")
+    except VerifyError as exc:
+        return TaskCheck(task.instance_id, "infra_error", why=str(exc)[:300])
     check = TaskCheck(task.instance_id, "valid", gold=[_describe(v) for v in golds], empty=_describe(empty))
     outcomes = {v.resolved for v in golds}
     if len(outcomes) > 1:
@@ -71,9 +75,10 @@ def write_results(path: Path, checks: list[TaskCheck]) -> None:
 
 
 def invalid_ids(source: str) -> dict[str, str]:
-    """Ids that the last validation of `source` marked broken or flaky, with why."""
+    """Ids that the last validation of `source` marked broken or flaky, with why (an infrastructure
+    error says nothing about the task, so it does not count)."""
     path = results_path(source)
     if not path.exists():
         return {}
     data = json.loads(path.read_text())
-    return {iid: f"{c['status']}: {c['why']}" for iid, c in data.items() if c["status"] != "valid"}
+    return {iid: f"{c['status']}: {c['why']}" for iid, c in data.items() if c["status"] in ("broken", "flaky")}

@@ -3,6 +3,11 @@
     policy ─► fresh container at the start state (hidden tests present) ─► git apply (strict)
       ─► hidden test_patch (SWE-bench) ─► repo made read-only, a control test planted
       ─► trusted runner (root) ─► pytest as an unprivileged user ─► signed report ─► grade
+
+An engine fault is infrastructure, never a verdict: the whole verification is redone in a
+new container with backoff, and when it keeps failing `verify` raises `VerifyError`, so the
+attempt keeps its trajectory and a resumed run verifies it again. Only a container that the
+code under test brought down itself (`SandboxCrashed.by_agent`) is held against the patch.
 """
 
 from __future__ import annotations
@@ -14,8 +19,10 @@ import time
 from importlib import resources
 from pathlib import PurePosixPath
 
+from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
+
 from factory.config import SandboxConfig, VerifierConfig
-from factory.errors import SandboxError
+from factory.errors import SandboxCrashed, SandboxError, VerifyError
 from factory.records import Reason, StartState, Task, TestStatus, Verdict
 from factory.sandbox.docker import GIT, DockerSandbox
 from factory.tasks.patches import touched_files
@@ -40,11 +47,33 @@ class DockerVerifier:
         if policy.rejected:
             return Verdict(resolved=False, reason=Reason.patch_rejected, detail=policy.rejected, flags=flags)
         try:
-            verdict = await self._run(task, policy.patch, flags)
-        except SandboxError as exc:
-            verdict = Verdict(resolved=False, reason=Reason.sandbox_error, detail=str(exc), flags=flags)
+            verdict = await self._retrying(task, policy.patch, flags)
+        except SandboxCrashed as exc:
+            if not exc.by_agent:
+                raise
+            verdict = Verdict(resolved=False, reason=Reason.no_report, flags=flags,
+                              detail=f"the code under test brought the container down: {exc}")
         verdict.seconds = time.monotonic() - started
         return verdict
+
+    async def _retrying(self, task: Task, patch: str, flags: list[str]) -> Verdict:
+        """`_run`, redone from a fresh container while the engine fails it; then `VerifyError`."""
+        tries = AsyncRetrying(
+            stop=stop_after_attempt(self.config.infra_retries + 1),
+            wait=wait_exponential_jitter(multiplier=self.config.retry_wait, max=30 * self.config.retry_wait),
+            retry=retry_if_exception(_infrastructure),
+            reraise=True,
+        )
+        try:
+            async for attempt in tries:
+                with attempt:
+                    return await self._run(task, patch, flags)
+        except SandboxError as exc:
+            if not _infrastructure(exc):
+                raise
+            raise VerifyError(f"verification of {task.instance_id} failed on infrastructure "
+                              f"{self.config.infra_retries + 1} times; last: {exc}") from exc
+        raise AssertionError("unreachable")
 
     async def _run(self, task: Task, patch: str, flags: list[str]) -> Verdict:
         sandbox = await DockerSandbox.create(
@@ -56,8 +85,9 @@ class DockerVerifier:
             await sandbox.prepare(StartState(bug_patch=task.start.bug_patch, base_commit=task.start.base_commit))
             for name, diff in (("agent", patch), ("hidden tests", task.test_patch)):
                 if diff and not await self._apply(sandbox, diff, name):
-                    reason = Reason.patch_failed if name == "agent" else Reason.sandbox_error
-                    return Verdict(resolved=False, reason=reason, detail=f"{name} patch does not apply", flags=flags)
+                    if name != "agent":
+                        raise VerifyError(f"task {task.instance_id}: its hidden tests do not apply to its start state")
+                    return Verdict(resolved=False, reason=Reason.patch_failed, detail="agent patch does not apply", flags=flags)
             report = await self._run_tests(sandbox, task, touched_files(patch))
         finally:
             await sandbox.close()
@@ -97,6 +127,10 @@ class DockerVerifier:
             return {"records": [], "forged": 0, "timed_out": result.timed_out, "runner_failed": result.output[-2000:]}
         report["control"], report["nonce"] = control_id, nonce
         return report
+
+
+def _infrastructure(exc: BaseException) -> bool:
+    return isinstance(exc, SandboxError) and not (isinstance(exc, SandboxCrashed) and exc.by_agent)
 
 
 def _status(phases: dict[str, dict]) -> TestStatus:

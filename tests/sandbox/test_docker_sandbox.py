@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import uuid
 
 import pytest
 
@@ -11,7 +12,7 @@ from factory.config import SandboxConfig
 from factory.errors import SandboxCrashed
 from factory.records import StartState
 from factory.sandbox import DockerSandbox, engine
-from tests.conftest import BASE_IMAGE
+from tests.conftest import BASE_IMAGE, dead_owner_labels
 
 pytestmark = pytest.mark.docker
 
@@ -199,19 +200,24 @@ def test_factory_clean_removes_labelled_leftovers(docker_client):
     import subprocess
     import sys
 
-    labels = engine.labels("clean-test", "a1")
-    labels[engine.LABEL_PID] = "999999"  # an owner that is long dead
+    # run ids of this invocation alone: other Docker work on the engine neither counts nor interferes
+    dead_run, live_run = f"clean-test-{uuid.uuid4().hex[:8]}", f"clean-test-live-{uuid.uuid4().hex[:8]}"
+    labels = dead_owner_labels(dead_run)
     docker_client.containers.run(BASE_IMAGE, ["sleep", "600"], detach=True, labels=labels, network_mode="none")
-    live = engine.labels("clean-test-live", "a2")  # owned by this (live) process: spared without --all
+    live = engine.labels(live_run, "a2")  # owned by this (live) process: spared without --all
     docker_client.containers.run(BASE_IMAGE, ["sleep", "600"], detach=True, labels=live, network_mode="none")
-    out = subprocess.run([sys.executable, "-m", "factory.cli", "clean"], capture_output=True, text=True)
-    assert out.returncode == 0, out.stderr
-    assert containers_labelled(docker_client, engine.LABEL_RUN, "clean-test") == []
-    assert len(containers_labelled(docker_client, engine.LABEL_RUN, "clean-test-live")) == 1
-    out = subprocess.run([sys.executable, "-m", "factory.cli", "clean", "--run-id", "clean-test-live"],
-                         capture_output=True, text=True)
-    assert "removed 1 container" in out.stdout
-    assert containers_labelled(docker_client, engine.LABEL_RUN, "clean-test-live") == []
+    try:
+        out = subprocess.run([sys.executable, "-m", "factory.cli", "clean"], capture_output=True, text=True)
+        assert out.returncode == 0, out.stderr
+        assert containers_labelled(docker_client, engine.LABEL_RUN, dead_run) == []
+        assert len(containers_labelled(docker_client, engine.LABEL_RUN, live_run)) == 1
+        out = subprocess.run([sys.executable, "-m", "factory.cli", "clean", "--run-id", live_run],
+                             capture_output=True, text=True)
+        assert "removed 1 container" in out.stdout
+        assert containers_labelled(docker_client, engine.LABEL_RUN, live_run) == []
+    finally:
+        for run_id in (dead_run, live_run):
+            engine.remove_containers(run_id=run_id, everything=True)
 
 
 def test_a_resumed_run_reaps_the_orphans_of_its_crashed_process(docker_client):
