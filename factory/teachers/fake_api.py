@@ -14,6 +14,10 @@ Each route answers from its own queue of `Reply`s, in order. Faults: `rate_limit
 with `retry-after` / `retry-after-ms`), `overloaded` (529), `server_error` (500),
 `dropped` (the connection closes with no answer), `slow(seconds, reply)`. An empty queue
 answers 400 naming the route, so a test that sends more than it scripted fails clearly.
+
+Many conversations at once (a whole run against the stand-in) cannot share one queue:
+`respond(path, fn)` answers each request that finds the queue empty with `fn(request)`, so a
+test can pick the reply from the conversation itself (which task, which turn).
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import threading
 from collections import deque
 from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Callable
 from typing import Any
 
 ANTHROPIC_PATH = "/v1/messages"
@@ -218,6 +223,7 @@ class FakeAPI:
         self.peak_in_flight = 0
         """Most requests answered at the same time (to check a client's concurrency limit)."""
         self._queues: dict[str, deque[Reply]] = {ANTHROPIC_PATH: deque(), OPENAI_PATH: deque()}
+        self._responders: dict[str, Callable[[Request], Reply]] = {}
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
@@ -266,6 +272,11 @@ class FakeAPI:
     def openai(self, *replies: Reply) -> None:
         self.script(OPENAI_PATH, *replies)
 
+    def respond(self, path: str, fn: Callable[[Request], Reply]) -> None:
+        """Answer requests on `path` that find no scripted reply with `fn(request)`."""
+        with self._lock:
+            self._responders[path] = fn
+
     def pending(self, path: str) -> int:
         with self._lock:
             return len(self._queues.get(path, ()))
@@ -278,11 +289,12 @@ class FakeAPI:
             queue = self._queues.get(request.path)
             if queue is None:
                 return error(404, f"FakeAPI: no route {request.method} {request.path}")
-            if not queue:
-                return error(
-                    400, f"FakeAPI: no scripted reply left for {request.method} {request.path}"
-                )
-            return queue.popleft()
+            if queue:
+                return queue.popleft()
+            responder = self._responders.get(request.path)
+        if responder is not None:
+            return responder(request)  # outside the lock: answers are made concurrently
+        return error(400, f"FakeAPI: no scripted reply left for {request.method} {request.path}")
 
 
 class _Handler(BaseHTTPRequestHandler):
