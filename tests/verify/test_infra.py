@@ -6,9 +6,11 @@ they work (as a careless `docker rm -f` or another tool would).
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import uuid
 
+import docker
 import pytest
 
 from factory.config import VerifierConfig, load_pipeline
@@ -41,10 +43,8 @@ class Remover:
                 if c["Id"] in self.removed or (self.count is not None and len(self.removed) >= self.count):
                     continue
                 self.removed.add(c["Id"])
-                try:
+                with contextlib.suppress(docker.errors.APIError):  # gone already is fine
                     self.api.remove_container(c["Id"], force=True)
-                except Exception:  # noqa: BLE001 - gone already is fine
-                    pass
 
     def __enter__(self) -> Remover:
         self.thread.start()
