@@ -10,6 +10,7 @@ HERE = Path(__file__).parent
 BENCHES = [
     ["sandbox_bench.py"],
     ["orchestration_bench.py"],
+    ["swesmith_loss_bench.py"],
     ["warehouse_bench.py"],
     ["render_bench.py", "--mb", "50"],
 ]

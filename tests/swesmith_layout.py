@@ -148,9 +148,7 @@ def build_image(tag: str, repo: str = REPO) -> None:
             'CMD ["/bin/bash"]',
             "ENV PYTHONDONTWRITEBYTECODE=",
             f"LABEL {FIXTURE_LABEL}=swesmith-layout",
-            # a commit keeps the builder's labels: blank them, or a container started from the
-            # image without labels of its own would look like a dead factory's to `factory clean`
-            "LABEL " + " ".join(f'{key}=""' for key in labels),
+            engine.blank_labels(labels),
         ])
     finally:
         container.remove(force=True)
@@ -176,3 +174,47 @@ def write_taskset(folder: Path, image: str, repo: str = REPO) -> Path:
         lines.append(json.dumps({k: row.get(k) for k in SWESMITH_KEYS}))
     (folder / "tasks.jsonl").write_text("\n".join(lines) + "\n")
     return folder
+
+
+def scripted_solver(latency: float) -> str:
+    """A teacher entry: the scripted teacher that always fixes the task, `latency` s per turn."""
+    return f"""\
+  - kind: scripted
+    model: scripted-solver
+    name: scripted
+    seed: 5
+    profile: {{solve: 1.0, wrong_fix: 0, loop: 0, format_error: 0, give_up: 0, latency_seconds: {latency}}}
+"""
+
+
+def write_pipeline(folder: Path, taskset: Path, teacher: str, *, attempts: int, in_flight: int,
+                   stop: int | None = None, limit: int | None = None) -> Path:
+    """`folder/pipeline.yaml` over the task set with one `teacher` entry; with `stop` unset,
+    every attempt runs (early stop is past reach)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "pipeline.yaml"
+    path.write_text(f"""\
+name: swesmith-layout
+tasks:
+  source: {taskset}
+{f"  limit: {limit}" if limit else ""}
+teachers:
+{teacher}
+agent:
+  max_turns: 30
+  command_timeout: 120
+sandbox:
+  memory: 768m
+  max_live: {in_flight + 4}
+  warm: 2
+sampling:
+  attempts_per_task: {attempts}
+  stop_after_kept: {stop or attempts + 10}
+  max_in_flight: {in_flight}
+verifier:
+  timeout: 180
+  memory: 1g
+output:
+  dir: {folder / "runs"}
+""")
+    return path

@@ -9,7 +9,6 @@ resolved and kept, and no attempt touched by an infrastructure error.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import duckdb
 import pytest
@@ -25,7 +24,7 @@ from factory.teachers.fake_api import (
     anthropic_message,
     error,
 )
-from tests.swesmith_layout import ensure_image, write_taskset
+from tests.swesmith_layout import ensure_image, write_pipeline, write_taskset
 from tests.test_run import run
 
 pytestmark = pytest.mark.docker
@@ -59,13 +58,8 @@ def claude_turn(request: Request, tasks: list[Task]) -> Reply:
     return anthropic_message("Next step.", tool_calls=script[turn], usage={"input_tokens": 2000, "output_tokens": 150})
 
 
-def claude_pipeline(folder: Path, taskset: Path, api_url: str, in_flight: int) -> Path:
-    path = folder / "claude.yaml"
-    path.write_text(f"""\
-name: swesmith-claude
-tasks:
-  source: {taskset}
-teachers:
+def claude(api_url: str) -> str:
+    return f"""\
   - kind: anthropic
     model: claude-sonnet-5-5
     name: claude
@@ -73,23 +67,7 @@ teachers:
     api_key: sk-ant-test-not-a-real-key
     max_retries: 2
     backoff_initial: 0.05
-agent:
-  max_turns: 10
-  command_timeout: 120
-sandbox:
-  memory: 768m
-  max_live: {in_flight + 2}
-sampling:
-  attempts_per_task: 3
-  stop_after_kept: 3
-  max_in_flight: {in_flight}
-verifier:
-  timeout: 180
-  memory: 1g
-output:
-  dir: {folder / "runs"}
-""")
-    return path
+"""
 
 
 def most_at_once(attempts) -> int:
@@ -108,7 +86,8 @@ async def test_claude_resolves_and_keeps_every_swesmith_layout_task(in_flight, t
     assert len(tasks) * 3 >= in_flight  # enough attempts to fill every slot
     with FakeAPI(max_requests=5000) as api:
         api.respond(ANTHROPIC_PATH, lambda request: claude_turn(request, tasks))
-        outcome = await run(claude_pipeline(tmp_path, taskset, api.anthropic_url, in_flight), f"claude-{in_flight}")
+        path = write_pipeline(tmp_path, taskset, claude(api.anthropic_url), attempts=3, stop=3, in_flight=in_flight)
+        outcome = await run(path, f"claude-{in_flight}")
 
     attempts = outcome.store.attempts()
     assert len(attempts) == 3 * len(tasks)

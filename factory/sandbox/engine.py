@@ -98,6 +98,13 @@ def _start_time(pid: int) -> str | None:
     return fields[19] if len(fields) > 19 else None
 
 
+def blank_labels(container_labels: dict[str, str]) -> str:
+    """A `docker commit` change that clears these labels: a commit keeps the builder container's
+    labels, and a container later started from the image without labels of its own would look
+    like a dead factory's to `factory clean`."""
+    return "LABEL " + " ".join(f'{key}=""' for key in container_labels)
+
+
 def _owner_alive(container_labels: dict[str, str]) -> bool:
     """Whether the factory process that created a container still runs.
 

@@ -72,7 +72,8 @@ def _tar_of(folder: Path) -> bytes:
 def build_image(plan: RepoImage, base: str = BASE_IMAGE) -> None:
     """Create a container from `base`, copy the repo in, run the install step, commit it as the image."""
     client = engine.client()
-    container = client.containers.create(base, ["sleep", "600"], network_mode="none", labels=engine.labels("images", plan.image))
+    labels = engine.labels("images", plan.image)
+    container = client.containers.create(base, ["sleep", "600"], network_mode="none", labels=labels)
     try:
         container.start()
         container.exec_run(["mkdir", "-p", "/testbed"])
@@ -81,7 +82,8 @@ def build_image(plan: RepoImage, base: str = BASE_IMAGE) -> None:
         if code != 0:
             raise SandboxError(f"install step for {plan.image} failed: {out.decode(errors='replace')[-1000:]}")
         repo, _, tag = plan.image.rpartition(":") if ":" in plan.image.split("/")[-1] else (plan.image, "", "latest")
-        container.commit(repository=repo, tag=tag, changes=['WORKDIR /testbed', 'CMD ["/bin/bash"]'])
+        container.commit(repository=repo, tag=tag,
+                         changes=['WORKDIR /testbed', 'CMD ["/bin/bash"]', engine.blank_labels(labels)])
     finally:
         container.remove(force=True)
 

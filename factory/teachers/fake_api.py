@@ -26,9 +26,9 @@ import itertools
 import json
 import threading
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from collections.abc import Callable
 from typing import Any
 
 ANTHROPIC_PATH = "/v1/messages"
