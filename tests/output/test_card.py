@@ -68,7 +68,7 @@ def test_the_card_tells_how_the_data_was_made(tmp_path):
         "Run command: `factory run pipelines/demo.yaml`",
         "Build command: `factory build demo --per-task 3`",
         "acme widgets (3 tasks); 3 tasks attempted, 3 solved at least once, 2 in the dataset",
-        "| `claude` | `claude-sonnet-4-5` | 6 | 1 | 4 | 66.7% | 1 |",
+        "| `claude` | `claude-sonnet-4-5` | 6 | 1 | 4 | 80.0% | 1 |",  # 4 of 5 graded: the infra error counts neither way
         "| `gpt` | `gpt-5` | 4 | 0 | 4 | 100.0% | 3 |",
         "| all attempts |  | 10 |  |  |",
         "| `resolved` | 10 | 7 | `not_resolved` 1, `no_trajectory` 1, `not_submitted` 1 | - |",
