@@ -11,6 +11,7 @@ BENCHES = [
     ["sandbox_bench.py"],
     ["orchestration_bench.py"],
     ["swesmith_loss_bench.py"],
+    ["verify_bench.py"],
     ["warehouse_bench.py"],
     ["render_bench.py", "--mb", "50"],
 ]

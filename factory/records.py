@@ -48,6 +48,9 @@ class Task(Record):
     """Shell prefix that makes the test environment (e.g. conda activate); None = image default."""
     source: str = ""
     """Which task set and format the task came from, e.g. 'swesmith:path/tasks.jsonl'."""
+    test_seconds: float | None = None
+    """How long verifying the gold fix took when the task set was validated; sets the
+    verification timeout (None: the verifier's flat `timeout`)."""
 
 
 # ---------------------------------------------------------------------- trajectories

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from factory.config import Pipeline, load_pipeline, parse_pipeline, teacher_label
+from factory.config import Pipeline, VerifierConfig, load_pipeline, parse_pipeline, teacher_label
 from factory.errors import ConfigError
 
 PIPELINES = sorted(Path(__file__).parent.parent.joinpath("pipelines").glob("*.yaml"))
@@ -104,3 +104,8 @@ def test_unknown_teacher_option_is_an_error_and_keys_stay_secret(monkeypatch):
     p = parse_pipeline(VALID.replace("    model: gpt-4.1\n", "    model: gpt-4.1\n    api_key: ${FACTORY_TEST_KEY}\n"))
     assert p.teachers[1].api_key.get_secret_value() == "sk-secret-value-1"
     assert "sk-secret-value-1" not in repr(p) + str(p.model_dump())
+
+
+@pytest.mark.parametrize("measured, limit", [(None, 900), (0.0, 900), (2.0, 60), (30.0, 150), (500.0, 900)])
+def test_a_validated_task_gets_a_timeout_that_fits_its_tests(measured, limit):
+    assert VerifierConfig().timeout_for(measured) == limit

@@ -83,11 +83,13 @@ def rows(source: str, *, base: Path | None = None, split: str = "train", streami
 
 def load_tasks(config: TasksConfig, *, base: Path | None = None) -> LoadReport:
     """Tasks of a source after selection; bad rows are skipped and reported (or fatal if strict)."""
-    from factory.tasks.validate import invalid_ids
+    from factory.tasks.validate import invalid_ids, measured_seconds
 
     report = LoadReport()
     seen: set[str] = set()
-    invalid = invalid_ids(str(base / config.source if base else config.source)) if config.skip_invalid else {}
+    where_validated = str(base / config.source if base else config.source)
+    invalid = invalid_ids(where_validated) if config.skip_invalid else {}
+    seconds = measured_seconds(where_validated)
     for where, row in rows(config.source, base=base, split=config.split, streaming=config.streaming):
         if not _selected(row, config):
             continue
@@ -97,6 +99,7 @@ def load_tasks(config: TasksConfig, *, base: Path | None = None) -> LoadReport:
                 raise BadRow(task.instance_id, "instance_id", "duplicate id")
             if task.instance_id in invalid:
                 raise BadRow(task.instance_id, "validation", invalid[task.instance_id])
+            task.test_seconds = seconds.get(task.instance_id)
         except BadRow as bad:
             if config.strict:
                 raise UsageError(f"{where}: {bad}") from None

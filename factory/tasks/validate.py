@@ -24,6 +24,8 @@ class TaskCheck:
     why: str = ""
     gold: list[str] = field(default_factory=list)
     empty: str = ""
+    seconds: float | None = None
+    """The slowest verification of the gold fix: the basis of the task's verification timeout."""
 
 
 def results_path(source: str) -> Path:
@@ -46,7 +48,8 @@ async def check_task(verifier: Verifier, task: Task, repeat: int = 1) -> TaskChe
         empty = await verifier.verify(task, "")
     except VerifyError as exc:
         return TaskCheck(task.instance_id, "infra_error", why=str(exc)[:300])
-    check = TaskCheck(task.instance_id, "valid", gold=[_describe(v) for v in golds], empty=_describe(empty))
+    check = TaskCheck(task.instance_id, "valid", gold=[_describe(v) for v in golds], empty=_describe(empty),
+                      seconds=round(max(v.seconds for v in golds), 2))
     outcomes = {v.resolved for v in golds}
     if len(outcomes) > 1:
         check.status, check.why = "flaky", "the gold fix resolved in some runs and not in others"
@@ -74,11 +77,17 @@ def write_results(path: Path, checks: list[TaskCheck]) -> None:
     path.write_text(json.dumps({c.instance_id: asdict(c) for c in checks}, indent=1, sort_keys=True) + "\n")
 
 
+def _results(source: str) -> dict[str, dict]:
+    path = results_path(source)
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
+def measured_seconds(source: str) -> dict[str, float]:
+    """Seconds the gold fix took to verify, per valid task of the last validation of `source`."""
+    return {iid: c["seconds"] for iid, c in _results(source).items() if c["status"] == "valid" and c.get("seconds")}
+
+
 def invalid_ids(source: str) -> dict[str, str]:
     """Ids that the last validation of `source` marked broken or flaky, with why (an infrastructure
     error says nothing about the task, so it does not count)."""
-    path = results_path(source)
-    if not path.exists():
-        return {}
-    data = json.loads(path.read_text())
-    return {iid: f"{c['status']}: {c['why']}" for iid, c in data.items() if c["status"] in ("broken", "flaky")}
+    return {iid: f"{c['status']}: {c['why']}" for iid, c in _results(source).items() if c["status"] in ("broken", "flaky")}

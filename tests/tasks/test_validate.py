@@ -39,6 +39,10 @@ def test_every_demo_task_validates_in_real_containers(demo_tasks, tmp_path):
     assert f"{len(demo_tasks)} valid, 0 broken" in out.stdout
     results = json.loads((tmp_path / "demo.validation.json").read_text())
     assert {r["status"] for r in results.values()} == {"valid"} and len(results) == len(demo_tasks)
+    # the measured time travels with the tasks: it sets each one's verification timeout
+    assert all(r["seconds"] > 0 for r in results.values())
+    loaded = load_taskset(str(copy)).tasks
+    assert {t.instance_id: t.test_seconds for t in loaded} == {i: r["seconds"] for i, r in results.items()}
 
 
 def test_broken_tasks_are_reported_with_the_reason_and_then_skipped(demo_tasks, tmp_path):
