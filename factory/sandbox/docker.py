@@ -30,6 +30,15 @@ from factory.errors import EngineError, EngineGone, SandboxCrashed, SandboxError
 from factory.protocols import ExecResult
 from factory.records import StartState
 from factory.sandbox import engine
+from factory.sandbox.git import (
+    COMMIT,
+    FACTORY_DIR,
+    GIT,
+    commit_start_state,
+    diff_script,
+    git,
+    init_git_dir,
+)
 from factory.sandbox.output import OutputBuffer
 
 log = logging.getLogger(__name__)
@@ -37,12 +46,6 @@ log = logging.getLogger(__name__)
 # Root inside the container needs these to prepare the repo, create the agent user and drop
 # to it; the agent user itself gets no capabilities at all.
 CAPABILITIES = ["CHOWN", "DAC_OVERRIDE", "FOWNER", "KILL", "SETUID", "SETGID"]
-GIT = "git -c safe.directory=* -c user.name=factory -c user.email=factory@localhost -c core.hooksPath=/dev/null"
-# Files that running code leaves behind: never the agent's work, never part of a diff or a
-# start state (SWE-smith images write bytecode and have no .gitignore for it).
-BUILD_ARTIFACTS = ("**/__pycache__/**", "**/*.py[cod]", "**/*.egg-info/**", "**/.pytest_cache/**",
-                   "**/.mypy_cache/**", "**/.ruff_cache/**", "**/.hypothesis/**")
-SOURCES = " ".join(["."] + [shlex.quote(f":(exclude,glob){p}") for p in BUILD_ARTIFACTS])
 ENVIRONMENT = {"PYTHONDONTWRITEBYTECODE": "1"}
 DIFF_LIMIT = 256 * 2**20  # a diff is never cut: past this the attempt's diff is an error
 TIMEOUT_EXIT = 124  # coreutils `timeout`
@@ -83,6 +86,7 @@ class DockerSandbox:
         self._exec_lock = asyncio.Lock()  # one command at a time: leftovers are killed after each
         self.started_at = time.time()
         self.closed = False
+        self.start_commit: str | None = None  # set by `prepare`
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -146,29 +150,30 @@ class DockerSandbox:
     async def prepare(self, start: StartState) -> None:
         """Bring the repo to the start state and commit it as the only commit.
 
-        History is dropped (a fresh `git init`), so the agent cannot read the fix out of
-        earlier commits; the agent's work is then exactly `git diff` against this commit.
+        History is dropped, so the agent cannot read the fix out of earlier commits. The commit
+        lives in the factory's own git dir, out of the agent's reach (`factory.sandbox.git`); the
+        agent's `.git` is a copy of it, and its work is exactly the diff against this commit.
         """
         w = shlex.quote(self.workdir)
         steps = [f"cd {w}"]
-        if start.base_commit:
-            steps.append(f"{GIT} checkout -q -f {shlex.quote(start.base_commit)}")
+        if start.base_commit:  # the image's own history, before the agent has run anything
+            steps.append(f"{git('.git', '.')} checkout -q -f {shlex.quote(start.base_commit)}")
+        steps += init_git_dir()
         if start.bug_patch:
             await self.write_file("/tmp/factory/start.patch", start.bug_patch, owner="root")
             steps.append(f"{GIT} apply --whitespace=nowarn /tmp/factory/start.patch")
         for path in start.hide_paths:
             steps.append(f"rm -rf -- {shlex.quote(path)}")
-        steps += [
-            "rm -rf .git /tmp/factory",
-            f"{GIT} init -q",
-            f"{GIT} add -A -- {SOURCES}",
-            f"{GIT} commit -q --allow-empty -m 'start state'",
-        ]
-        if self.user != "root":
-            steps.append(f"chown -R {self.uid}:{self.gid} {w}")
+        steps.append("rm -rf .git /tmp/factory")
+        owner = None if self.user == "root" else f"{self.uid}:{self.gid}"
+        if owner:  # before the commit: the index's stat cache then holds for the agent's files
+            steps.append(f"chown -R {owner} {w}")
+        steps += commit_start_state(self.workdir, owner)
         result = await self.exec(" && ".join(steps), timeout=600, user="root")
-        if result.exit_code != 0:
+        commit = result.output.split()[-1:]
+        if result.exit_code != 0 or not commit or not COMMIT.fullmatch(commit[0]):
             raise SandboxError(f"could not reach the start state in {self.workdir}: {result.output[-2000:]}")
+        self.start_commit = commit[0]
 
     async def close(self) -> None:
         """Remove the container. Safe to call twice and from any path, cancellation included.
@@ -377,16 +382,13 @@ class DockerSandbox:
     async def diff(self) -> str:
         """The agent's changes against the start commit: untracked files included, binary as git binary patches.
 
-        One exec: a throwaway index keeps the agent's own index (and `git status`) untouched, and
-        git's stderr goes to a file read only on failure, so the output is the diff alone.
+        One exec, as root, with the factory's own git (`factory.sandbox.git.diff_script`): nothing
+        of the agent's `.git` is read and nothing it configured runs; git's stderr goes to a file
+        read only on failure, so the output is the diff alone.
         """
-        index, err = "/tmp/.factory-diff-index", "/tmp/.factory-diff-err"
-        cmd = (
-            f"export GIT_INDEX_FILE={index}; {{ {GIT} read-tree HEAD && {GIT} add -A -- {SOURCES} && "
-            f"{GIT} diff --cached --binary --no-color --no-ext-diff --no-renames HEAD; }} 2>{err}; "
-            f"status=$?; rm -f {index}; [ $status = 0 ] && rm -f {err}; exit $status"
-        )
-        result = await self.exec(cmd, timeout=300, user="root", output_limit=DIFF_LIMIT)
+        err = f"{FACTORY_DIR}/diff.err"
+        result = await self.exec(diff_script(self.workdir, self.start_commit, err), timeout=300, user="root",
+                                 output_limit=DIFF_LIMIT)
         if result.exit_code != 0 or result.truncated_bytes:
             why = (await self._raw(f"cat {err}; rm -f {err}"))[-1000:]
             raise SandboxError(f"git diff failed in {self.workdir}: {why or result.output[-1000:]}")
