@@ -181,7 +181,9 @@ class Verdict(Record):
     detail: str = ""
     tests: dict[str, TestStatus] = Field(default_factory=dict)
     flags: list[str] = Field(default_factory=list)
-    """Things a reviewer should see: dropped test hunks, suspicious code, ..."""
+    """Things a reviewer should see: dropped test hunks, suspicious code, weak controls, ..."""
+    controls: int = 0
+    """Control tests run among the hidden tests (copies that must fail); 0 when no test ran."""
     seconds: float = 0.0
 
 

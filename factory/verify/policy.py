@@ -1,156 +1,252 @@
-"""The diff policy: what an agent's patch may change before anything of it runs.
+"""The diff policy: what an agent's patch may change, judged on what git reads in it.
+
+Git reads the diff, not this module (`gitread.py` lists it in the verification container,
+with `git apply --numstat`), so any prefix, quoting or line terminator git accepts is judged
+as git will apply it, and the sections left out are left out by `git apply --exclude`. Here
+are the rules, as pure functions of that list and of facts about the start state.
 
 Refused outright (the whole patch; a trajectory that tries these is poisoned):
-    binary patches, symlinks, mode changes to executables outside the repo's sources,
-    paths outside the repo or inside .git, conftest.py anywhere, pytest and packaging
-    configuration, *.pth, sitecustomize.py / usercustomize.py, new top-level modules that
-    shadow the standard library or the test machinery.
+    symlinks and gitlinks (created, changed or written through), paths outside the repo or
+    in .git, pytest configuration files (conftest.py anywhere, pytest.ini, tox.ini, ...),
+    pytest sections of packaging files (`packaging.py`), interpreter start-up hooks (`*.pth`,
+    sitecustomize / usercustomize as a module or a package, anywhere), and a new top-level
+    module or package whose name the image's test interpreter can already import.
 Dropped and flagged (the rest of the patch is still graded):
-    test files and folders: the hidden tests are restored from the task, not the agent.
+    test files and test folders (the hidden tests come from the task, not the agent), and
+    binary files.
+Left out silently:
+    build artifacts (bytecode, egg-info, caches: `BUILD_ARTIFACTS`).
 """
 
 from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
+from fnmatch import fnmatchcase
 
-TEST_DIRS = {"test", "tests", "testing"}
+from factory.sandbox.git import BUILD_ARTIFACTS
+
+TEST_DIRS_AT_ROOT = {"tests", "test", "testing"}
+TEST_DIRS_ANYWHERE = {"tests"}
+"""`pkg/tests/` holds tests (sympy, astropy, pandas); `pkg/test/` and `pkg/testing/` are library
+code (django.test, numpy.testing) and are graded, with a flag for the reviewer."""
 PYTEST_CONFIG = {"pytest.ini", ".pytest.ini", "pytest.toml", ".pytest.toml", "tox.ini", "conftest.py", "noxfile.py"}
 PACKAGING_CONFIG = {"pyproject.toml", "setup.cfg", "setup.py"}
-STARTUP_HOOKS = {"sitecustomize.py", "usercustomize.py"}
+STARTUP_HOOKS = {"sitecustomize", "usercustomize"}
 TEST_MACHINERY = {"pytest", "_pytest", "pluggy", "py", "iniconfig", "packaging", "unittest", "conftest"}
-SHADOWABLE = set(sys.stdlib_module_names) | TEST_MACHINERY
-# configuration text that changes how tests are found or run, in packaging files
-TEST_CONFIG_WORDS = re.compile(r"pytest|addopts|testpaths|python_files|python_classes|python_functions|pytest11|plugins", re.I)
+FALLBACK_IMPORTABLE = frozenset(sys.stdlib_module_names) | TEST_MACHINERY
+"""Used only when the image's interpreter could not be asked what it imports."""
+MODE_HEADERS = (b"old mode ", b"new mode ", b"deleted file mode ", b"new file mode ")
+REGULAR_MODE = re.compile(rb"(?:100644|100755)\s*")
+INDEX_LINE = re.compile(rb"[0-9a-fA-F]*\.\.[0-9a-fA-F]*(?: (?:100644|100755))?\s*")
+UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
-@dataclass
-class FileDiff:
-    old: str | None
-    new: str | None
-    text: str
+@dataclass(frozen=True)
+class Change:
+    """One section of a patch as git reads it."""
+
+    path: str
+    """The name git matches `--exclude` against: the new path, or the old one of a deletion."""
+    source: str | None = None
+    """The other path of a rename or a copy."""
+    binary: bool = False
 
     @property
-    def path(self) -> str:
-        return self.new or self.old or ""
+    def paths(self) -> list[str]:
+        return [self.path] if self.source in (None, self.path) else [self.path, self.source]
+
+
+@dataclass(frozen=True)
+class RepoFacts:
+    """What the policy knows about the start state the patch is applied to."""
+
+    files: frozenset[str] = frozenset()
+    """Tracked paths."""
+    links: frozenset[str] = frozenset()
+    """Symlinks (tracked or not) and gitlinks."""
+    importable: frozenset[str] = FALLBACK_IMPORTABLE
+    """Top-level names the image's test interpreter imports."""
+    module_dirs: frozenset[str] = frozenset({"", "src"})
+    """Folders (relative, "" is the root) on sys.path when the tests run."""
 
 
 @dataclass
-class PolicyResult:
-    patch: str = ""
-    """The patch that will be applied: the agent's, without dropped test-file sections."""
+class Decision:
+    kept: list[Change] = field(default_factory=list)
+    dropped: list[Change] = field(default_factory=list)
+    """Left out with a flag: test changes, binary files."""
+    ignored: list[Change] = field(default_factory=list)
+    """Left out silently: build artifacts."""
+    flags: list[str] = field(default_factory=list)
     rejected: str | None = None
     """Why the whole patch was refused, or None."""
-    dropped: list[str] = field(default_factory=list)
-    flags: list[str] = field(default_factory=list)
+
+    @property
+    def excluded(self) -> list[str]:
+        """The names to pass to `git apply --exclude`."""
+        return sorted({c.path for c in (*self.dropped, *self.ignored)})
+
+    @property
+    def packaging_files(self) -> list[str]:
+        """Kept packaging files: their content is judged once the kept part is applied."""
+        return sorted({p for c in self.kept for p in c.paths if _name(p) in PACKAGING_CONFIG})
 
 
-def split_patch(patch: str) -> list[FileDiff]:
-    """Split a git diff into per-file sections (paths as in the ---/+++ or diff --git lines)."""
-    sections = re.split(r"(?m)^(?=diff --git )", patch)
-    files: list[FileDiff] = []
-    for text in sections:
-        if not text.startswith("diff --git "):
-            if text.strip():
-                files.append(FileDiff(None, None, text))  # not a git diff section: judged as unknown
+def refused(why: str) -> Decision:
+    return Decision(rejected=why, flags=[f"refused: {why}"])
+
+
+def mode_refusal(patch: str) -> str | None:
+    """The one judgement made on the diff text: every file mode in it is a regular file's.
+
+    Git takes modes only from these header lines (split at "\\n" alone, as git splits), so
+    a mode line that is not exactly 100644 or 100755 refuses the patch: symlinks, gitlinks
+    and modes git would read some other way (octal prefixes, signs) never reach git.
+    """
+    try:
+        lines = patch.encode().split(b"\n")
+    except UnicodeEncodeError:
+        return "the patch is not UTF-8 text"
+    for number, line in enumerate(lines, 1):
+        if line.startswith(MODE_HEADERS):
+            ok = REGULAR_MODE.fullmatch(line.split(b"mode ", 1)[1])
+        elif line.startswith(b"index "):
+            ok = INDEX_LINE.fullmatch(line[6:])
+        else:
             continue
-        old = new = None
-        header = re.match(r"diff --git (\S+) (\S+)", text)
-        if header:
-            old, new = _strip(header.group(1)), _strip(header.group(2))
-        for line in text.splitlines():
-            if line.startswith("--- "):
-                old = _strip(line[4:].split("\t")[0])
-            elif line.startswith("+++ "):
-                new = _strip(line[4:].split("\t")[0])
-            elif line.startswith(("rename from ", "copy from ")):
-                old = line.split(" from ", 1)[1]
-            elif line.startswith(("rename to ", "copy to ")):
-                new = line.split(" to ", 1)[1]
-            elif line.startswith("@@"):
-                break
-        files.append(FileDiff(old, new, text))
-    return files
-
-
-def _strip(path: str) -> str | None:
-    path = path.strip().strip('"')
-    if path == "/dev/null":
-        return None
-    return path[2:] if path[:2] in ("a/", "b/") else path
-
-
-def is_test_path(path: str) -> bool:
-    p = PurePosixPath(path)
-    name = p.name
-    return (
-        any(part in TEST_DIRS for part in p.parts[:-1])
-        or name.startswith("test_") and name.endswith(".py")
-        or name.endswith("_test.py")
-        or name == "tests.py"
-    )
-
-
-def _refusal(f: FileDiff) -> str | None:
-    if f.new is None and f.old is None:
-        return "not a git diff section"
-    if "GIT binary patch" in f.text or re.search(r"(?m)^Binary files .* differ$", f.text):
-        return f"binary change to {f.path}"
-    if re.search(r"(?m)^(new file mode|new mode|old mode|deleted file mode|index \S+) 120000", f.text):
-        return f"symlink at {f.path}"
-    for path in filter(None, (f.old, f.new)):
-        p = PurePosixPath(path)
-        if p.is_absolute() or ".." in p.parts or "\\" in path:
-            return f"path outside the repo: {path}"
-        if p.parts and p.parts[0] == ".git":
-            return f"change inside .git: {path}"
-        if p.name in PYTEST_CONFIG:
-            return f"test configuration: {path}"
-        if p.name in STARTUP_HOOKS or p.suffix == ".pth":
-            return f"interpreter start-up hook: {path}"
-        if p.name in PACKAGING_CONFIG and TEST_CONFIG_WORDS.search(_changed_text(f.text)):
-            return f"test configuration in packaging file: {path}"
-    if f.new and f.old is None and _shadows(f.new):
-        return f"new module shadows {_module_of(f.new)!r}: {f.new}"
+        if not ok:
+            return f"symlink, submodule or unusual file mode on line {number}: {line[:80].decode(errors='replace')}"
     return None
 
 
-def _changed_text(text: str) -> str:
-    """Added and removed lines, and the hunk headers (they name the section being changed)."""
-    return "\n".join(
-        line for line in text.splitlines()
-        if line[:1] in "+-@" and not line.startswith(("+++ ", "--- "))
+def apply_policy(changes: Iterable[Change], facts: RepoFacts) -> Decision:
+    """Judge every section git reads in a patch; refuse it, or say which sections to leave out."""
+    changes = list(changes)
+    for change in changes:
+        for path in change.paths:
+            why = _path_refusal(path, facts)
+            if why:
+                return refused(why)
+    decision = Decision()
+    for change in changes:
+        if any(_is_artifact(p) for p in change.paths):
+            decision.ignored.append(change)
+        elif any(is_test_path(p) for p in change.paths):
+            decision.dropped.append(change)
+            decision.flags.append(f"dropped test change: {change.path}")
+        elif change.binary:
+            decision.dropped.append(change)
+            decision.flags.append(f"dropped binary file: {change.path}")
+        else:
+            decision.kept.append(change)
+    # `--exclude` leaves out every section of a name: so does the policy
+    excluded = set(decision.excluded)
+    for change in [c for c in decision.kept if c.path in excluded]:
+        decision.kept.remove(change)
+        decision.dropped.append(change)
+        decision.flags.append(f"dropped with a left-out section of the same name: {change.path}")
+    for change in decision.kept:
+        shadowed = _shadowed(change.path, facts)
+        if shadowed:
+            return refused(f"new module shadows {shadowed!r}: {change.path}")
+        if _is_library_test_support(change.path):
+            decision.flags.append(f"changes library test support: {change.path}")
+    return decision
+
+
+def is_test_path(path: str) -> bool:
+    *dirs, name = path.split("/")
+    return (
+        bool(dirs) and dirs[0] in TEST_DIRS_AT_ROOT
+        or any(d in TEST_DIRS_ANYWHERE for d in dirs)
+        or name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
+        or name in ("conftest.py", "tests.py")
     )
 
 
-def _module_of(path: str) -> str:
-    p = PurePosixPath(path)
-    parts = list(p.parts[1:] if p.parts[0] == "src" and len(p.parts) > 1 else p.parts)
-    return parts[0].removesuffix(".py") if parts else ""
+def _path_refusal(path: str, facts: RepoFacts) -> str | None:
+    parts = path.split("/")
+    name = parts[-1]
+    if any("\udc80" <= ch <= "\udcff" for ch in path):
+        return f"path is not UTF-8: {path!r}"
+    if UNPRINTABLE.search(path):
+        return f"path with control characters: {path!r}"
+    if path.startswith("/") or "\\" in path or any(p in ("", ".", "..") for p in parts):
+        return f"path outside the repo: {path}"
+    if any(p.lower().rstrip(". ") == ".git" or p.lower() == "git~1" for p in parts):
+        return f"change inside .git: {path}"
+    if any("/".join(parts[:i]) in facts.links for i in range(1, len(parts) + 1)):
+        return f"symlink or submodule at {path}"
+    if name in PYTEST_CONFIG:
+        return f"test configuration: {path}"
+    if name.lower().endswith(".pth") or any(p.split(".")[0] in STARTUP_HOOKS for p in parts):
+        return f"interpreter start-up hook: {path}"
+    return None
 
 
-def _shadows(path: str) -> bool:
-    """A new file at the repo's top level (or under src/) named like a stdlib or test-machinery module."""
-    p = PurePosixPath(path)
-    parts = p.parts[1:] if p.parts[0] == "src" and len(p.parts) > 1 else p.parts
-    top_module = len(parts) == 1 and parts[0].endswith(".py")
-    top_package = len(parts) >= 2 and parts[-1] == "__init__.py" and len(parts) == 2
-    return (top_module or top_package) and _module_of(path) in SHADOWABLE
+def _is_artifact(path: str) -> bool:
+    parts = path.split("/")
+    return any(_glob(pattern.split("/"), parts) for pattern in BUILD_ARTIFACTS)
 
 
-def apply_policy(patch: str) -> PolicyResult:
-    result = PolicyResult()
-    kept: list[str] = []
-    for f in split_patch(patch):
-        why = _refusal(f)
-        if why:
-            return PolicyResult(rejected=why, flags=[f"refused: {why}"])
-        if any(is_test_path(p) for p in filter(None, (f.old, f.new))):
-            result.dropped.append(f.path)
-            result.flags.append(f"dropped test change: {f.path}")
-            continue
-        kept.append(f.text)
-    result.patch = "".join(kept)
-    return result
+def _glob(pattern: list[str], parts: list[str]) -> bool:
+    """Git's `:(glob)` matching: `**` is any number of folders, other wildcards stay in one."""
+    if not pattern:
+        return not parts
+    head, rest = pattern[0], pattern[1:]
+    if head == "**":
+        return any(_glob(rest, parts[i:]) for i in range(len(parts) + 1))
+    return bool(parts) and fnmatchcase(parts[0], head) and _glob(rest, parts[1:])
+
+
+def _is_library_test_support(path: str) -> bool:
+    dirs = path.split("/")[:-1]
+    return any(d in TEST_DIRS_AT_ROOT for d in dirs[1:])
+
+
+def _name(path: str) -> str:
+    return path.rsplit("/", 1)[-1]
+
+
+def _parent(path: str) -> str:
+    return path.rpartition("/")[0]
+
+
+def _shadowed(path: str, facts: RepoFacts) -> str | None:
+    """The importable name a new top-level module or package at `path` would hide, if any."""
+    if path in facts.files:
+        return None
+    folder, name = _parent(path), _name(path)
+    if name == "__init__.py" and folder:
+        folder, module = _parent(folder), _name(folder)
+    elif name.endswith(".py"):
+        module = name[:-3]
+    elif name.endswith((".so", ".pyd")):
+        module = name.split(".")[0]  # json.cpython-311-x86_64-linux-gnu.so
+    else:
+        return None
+    return module if folder in facts.module_dirs and module in facts.importable else None
+
+
+def module_dirs(files: Iterable[str], sys_path: Iterable[str], workdir: str, test_files: Iterable[str]) -> frozenset[str]:
+    """Folders of the repo on sys.path when the tests run: the root, src/, the image's own
+    entries inside the repo, and the folders pytest puts first for each test file and
+    conftest.py (the first folder up that is not a package)."""
+    files = set(files)
+    root = workdir.rstrip("/")
+    dirs = {"", "src"}
+    for entry in sys_path:
+        entry = entry.rstrip("/")
+        if entry == root:
+            dirs.add("")
+        elif entry.startswith(root + "/"):
+            dirs.add(entry[len(root) + 1:])
+    for test_file in [*test_files, *(f for f in files if _name(f) == "conftest.py")]:
+        folder = _parent(test_file)
+        while folder and f"{folder}/__init__.py" in files:
+            folder = _parent(folder)
+        dirs.add(folder)
+    return frozenset(dirs)

@@ -115,16 +115,16 @@ async def test_attack_is_not_resolved(name, make_patch, toy_task, verifier):
 
 
 def test_symlink_and_outside_paths_are_refused(make_patch, agent_repo):
-    from factory.verify.policy import apply_policy
+    from tests.verify.hostgit import judge
 
-    assert "symlink" in apply_policy(make_patch({}, symlinks={"toy/link.py": "/etc/passwd"})).rejected
+    assert "symlink" in judge(agent_repo, make_patch({}, symlinks={"toy/link.py": "/etc/passwd"})).rejected
     outside = (
         "diff --git a/../escape.py b/../escape.py\nnew file mode 100644\n--- /dev/null\n+++ b/../escape.py\n"
         "@@ -0,0 +1 @@\n+x = 1\n"
     )
-    assert "outside the repo" in apply_policy(outside).rejected
+    assert "outside the repo" in judge(agent_repo, outside).rejected
     absolute = outside.replace("../escape.py", "/etc/cron.d/x")
-    assert apply_policy(absolute).rejected
+    assert judge(agent_repo, absolute).rejected
 
 
 async def test_symlink_patch_is_rejected_by_the_verifier(make_patch, toy_task, verifier):
@@ -139,7 +139,22 @@ async def test_a_right_fix_with_a_planted_conftest_is_still_refused(make_patch, 
     assert any("conftest.py" in f for f in verdict.flags)
 
 
-async def test_binary_patch_is_refused(agent_repo, make_patch, toy_task, verifier):
+async def test_a_binary_file_is_left_out_and_fixes_nothing(agent_repo, make_patch, toy_task, verifier):
     (agent_repo / "toy/data.bin").write_bytes(b"\x00\x01\x02")
-    verdict = await verifier.verify(toy_task, make_patch({}, fix=True))
-    assert (verdict.resolved, verdict.reason) == (False, Reason.patch_rejected)
+    verdict = await verifier.verify(toy_task, make_patch({}))
+    assert (verdict.resolved, verdict.reason) == (False, Reason.tests_failed)
+    assert "dropped binary file: toy/data.bin" in verdict.flags
+
+
+async def test_a_stall_at_exit_costs_the_task_fitted_limit_not_the_flat_one(make_patch, toy_task):
+    """An exit handler that never returns holds the slot only as long as the validated task's limit."""
+    from factory.config import VerifierConfig
+    from factory.verify.verifier import DockerVerifier
+
+    stall = at_import("import atexit, time\natexit.register(lambda: time.sleep(10**6))")
+    fix = make_patch(stall, fix=True)
+    validated = toy_task.model_copy(update={"test_seconds": 1.0})
+    config = VerifierConfig(timeout=3600, timeout_floor=15)  # flat limit: an hour
+    assert config.timeout_for(validated.test_seconds) == 15
+    verdict = await DockerVerifier(config).verify(validated, fix)
+    assert (verdict.resolved, verdict.reason) == (False, Reason.timeout), verdict

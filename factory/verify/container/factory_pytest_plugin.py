@@ -1,42 +1,29 @@
 """Reporting plugin loaded into the verification pytest process (stdlib + pytest only).
 
-Reads its signing key from a pipe before any code under test is imported, then reports
-every test phase, collection errors, and an equality probe through a private pipe.
+Reports every test phase, collection errors and an equality probe as JSON lines on a pipe
+the runner handed over. It holds nothing worth stealing (no key, no list of controls, no
+verdict): this module is as much in reach of the code under test as pytest is, so the
+grader believes these records only as far as controls that the code under test cannot tell
+from real hidden tests back them up. Python 3.6+.
 """
 
 import gc
-import hashlib
-import hmac
 import json
 import os
+import sys
 
 _FD = int(os.environ.pop("FACTORY_REPORT_FD"))
-_KEY_FD = int(os.environ.pop("FACTORY_KEY_FD"))
-_KEY = os.read(_KEY_FD, 64)
-os.close(_KEY_FD)
-with open(os.environ.pop("FACTORY_JOB")) as _fh:
-    _JOB = json.load(_fh)
+_TOUCHED = json.loads(os.environ.pop("FACTORY_TOUCHED", "[]"))
+_WORKDIR = os.environ.pop("FACTORY_WORKDIR", os.getcwd())
 
 
 def _emit(record):
-    payload = json.dumps(record, sort_keys=True).encode()
-    mac = hmac.new(_KEY, payload, hashlib.sha256).hexdigest().encode()
-    os.write(_FD, mac + b" " + payload + b"\n")
-
-
-def command_line():
-    return [
-        "-c", _JOB["ini"], "--rootdir", _JOB["workdir"], "-p", "no:cacheprovider",
-        "-o", "addopts=", "-q", "--tb=short", "-W", "ignore::DeprecationWarning", *_JOB["ids"],
-    ]
+    os.write(_FD, json.dumps(record, sort_keys=True).encode() + b"\n")
 
 
 def pytest_runtest_logreport(report):
-    record = {"kind": "test", "nodeid": report.nodeid, "when": report.when, "outcome": report.outcome,
-              "xfail": hasattr(report, "wasxfail")}
-    if report.nodeid == _JOB["control"]:
-        record["longrepr"] = str(report.longrepr)[-4000:]
-    _emit(record)
+    _emit({"kind": "test", "nodeid": report.nodeid, "when": report.when, "outcome": report.outcome,
+           "xfail": hasattr(report, "wasxfail")})
 
 
 def pytest_collectreport(report):
@@ -50,12 +37,12 @@ class _Probe:
 
 def _always_equal_classes():
     """Classes defined in files the agent changed whose __eq__ says yes to a brand-new object."""
-    touched = {os.path.join(_JOB["workdir"], p) for p in _JOB["touched"]}
+    touched = {os.path.join(_WORKDIR, p) for p in _TOUCHED}
     found = []
     for obj in gc.get_objects():
         if not isinstance(obj, type):
             continue
-        module = __import__("sys").modules.get(getattr(obj, "__module__", ""), None)
+        module = sys.modules.get(getattr(obj, "__module__", ""), None)
         if getattr(module, "__file__", None) not in touched:
             continue
         for name, bad in (("__eq__", True), ("__ne__", False)):

@@ -1,0 +1,332 @@
+"""Controls: hidden tests copied with one expected value changed, run among the real ones.
+
+Every result comes out of the process that runs the code under test, so any result can be
+forged there. What that code cannot do is forge selectively without telling a control from
+a real hidden test: a control is a copy of a hidden test (FAIL_TO_PASS first: the agent
+never saw those), under a name made of words from the file's other tests, placed just
+before or after its original in the same file and in the same order on pytest's command
+line, with one expected literal changed (`mutants.py`). A correct fix passes the original
+and fails the copy; a forger that turns failures into passes passes both. Nothing in the
+test process names the controls: this plan stays on the host.
+
+Where no hidden test compares with a literal, the controls invert an assertion, and where
+no hidden test can be copied at all, a planted test that fails is the control; either way
+`ControlPlan.weak` says so and the verdict carries it as a flag.
+"""
+
+from __future__ import annotations
+
+import ast
+import random
+import re
+import secrets
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+from factory.records import Task
+from factory.verify import mutants
+from factory.verify.mutants import Edit, Source
+from factory.verify.twins import Copy, defs, write_copies
+
+CONTROLS = 3
+"""Controls at least: a forger that guesses keeps a 2^-3 chance at best."""
+MAX_TWINS = 30
+"""FAIL_TO_PASS tests copied at most; any beyond are named in the weak-controls flag."""
+MORE_FILES = 3
+"""PASS_TO_PASS test files read, besides every FAIL_TO_PASS file, to find more originals."""
+_DEF = re.compile(r"^[+\- ]\s*(?:async\s+)?def\s+(\w+)")
+
+
+@dataclass(frozen=True)
+class Control:
+    nodeid: str
+    original: str
+    """The hidden test it is a copy of; '' for a planted control."""
+
+
+@dataclass
+class ControlPlan:
+    files: dict[str, str] = field(default_factory=dict)
+    """Test file -> its text with the controls in it (written as root before the run)."""
+    controls: list[Control] = field(default_factory=list)
+    ids: list[str] = field(default_factory=list)
+    """Every test to run, real and control, in the order their files define them."""
+    weak: str = ""
+    """Why the controls are weaker than changed literals in unseen tests; '' when they are not."""
+
+
+@dataclass(eq=False)
+class _Original:
+    path: str
+    classes: tuple[str, ...]
+    fn: ast.FunctionDef | ast.AsyncFunctionDef
+    scope: ast.Module | ast.ClassDef
+    params: list[str]
+    """Every [..] part the task asks for ('' when not parametrized): a copy is asked for with all
+    of them, as its original is, so the count of its instances tells nothing."""
+    f2p_params: list[str]
+    """Those asked for as FAIL_TO_PASS: each needs a failing instance of the copy."""
+    unseen: bool
+    """The agent never saw it: its file was hidden, or the test patch adds it."""
+
+    def id(self, param: str) -> str:
+        return "::".join([self.path, *self.classes, self.fn.name]) + (f"[{param}]" if param else "")
+
+
+def _split(nodeid: str) -> tuple[str, tuple[str, ...], str, str]:
+    """'a/t.py::C::test_x[1-2]' -> ('a/t.py', ('C',), 'test_x', '1-2')."""
+    base, bracket, param = nodeid.partition("[")
+    path, *scopes = base.split("::")
+    return path, tuple(scopes[:-1]), scopes[-1] if scopes else "", param[:-1] if bracket and param.endswith("]") else ""
+
+
+def hidden_files(task: Task, touched: list[str]) -> list[str]:
+    """Test files to read for originals: every FAIL_TO_PASS file, then a few PASS_TO_PASS files (unseen first)."""
+    def usable(paths: list[str]) -> list[str]:
+        return [p for p in dict.fromkeys(paths) if p.endswith(".py") and p not in touched]
+
+    unseen = _Unseen(task)
+    f2p = usable([_split(i)[0] for i in task.FAIL_TO_PASS])[:MAX_TWINS]
+    p2p = [_split(i)[0] for i in task.PASS_TO_PASS]
+    more = usable([*(p for p in p2p if unseen.file(p)), *p2p])
+    return f2p + [p for p in more if p not in f2p][:MORE_FILES]
+
+
+class _Unseen:
+    """Which tests the agent never saw: files hidden from its start state, functions the test patch adds."""
+
+    def __init__(self, task: Task):
+        self.hidden = [h.rstrip("/") for h in task.start.hide_paths]
+        self.added: dict[str, set[str]] = {}
+        seen: dict[str, set[str]] = {}
+        path = ""
+        for line in task.test_patch.splitlines():
+            if line.startswith("+++ "):
+                path = line[4:].strip().removeprefix("b/")
+            elif line.startswith("--- ") or line.startswith("diff "):
+                continue
+            elif match := _DEF.match(line):
+                (self.added if line[0] == "+" else seen).setdefault(path, set()).add(match.group(1))
+        for path, names in seen.items():
+            self.added.get(path, set()).difference_update(names)
+
+    def file(self, path: str) -> bool:
+        return any(path == h or path.startswith(h + "/") for h in self.hidden) or path in self.added
+
+    def test(self, path: str, name: str) -> bool:
+        return any(path == h or path.startswith(h + "/") for h in self.hidden) or name in self.added.get(path, ())
+
+
+def plan_controls(task: Task, sources: dict[str, str], rng: random.Random, count: int = CONTROLS) -> ControlPlan:
+    """Controls for one verification; `sources` holds the hidden test files as they are in the container."""
+    ids = list(dict.fromkeys([*task.FAIL_TO_PASS, *task.PASS_TO_PASS]))
+    parsed: dict[str, Source] = {}
+    for path, text in sources.items():
+        try:
+            parsed[path] = Source(text)
+        except (SyntaxError, ValueError):
+            continue
+    picks = _pick(_originals(task, ids, parsed), parsed, rng, count)
+    files, made = _write(picks, parsed, rng)
+    if not made:
+        return _planted(task, ids, rng)
+    controls = [Control(_control_id(p.original, name, param), p.original.id(param))
+                for p, name in made for param in p.site.params]
+    companions = [_control_id(p.original, name, param) for p, name in made
+                  for param in p.original.params if param not in p.site.params]
+    return ControlPlan(files=files, controls=controls, ids=_order([*ids, *companions], controls, files),
+                       weak=_weakness(task, made, controls))
+
+
+def _weakness(task: Task, made: list[tuple[_Pick, str]], controls: list[Control]) -> str:
+    """What a forger could get past these controls without guessing."""
+    covered = {c.original for c in controls}
+    inverted = {p.original.id(param) for p, _ in made if not p.site.strong for param in p.site.params}
+    missing = [i for i in task.FAIL_TO_PASS if i not in covered]
+    weak = [i for i in task.FAIL_TO_PASS if i in inverted]
+    why = []
+    if missing:
+        why.append(f"{len(missing)} of {len(task.FAIL_TO_PASS)} FAIL_TO_PASS tests have no control, e.g. {missing[0]}")
+    if weak:
+        why.append(f"{len(weak)} of {len(task.FAIL_TO_PASS)} FAIL_TO_PASS tests are controlled by an inverted assertion only")
+    if any(not p.original.unseen for p, _ in made):
+        why.append("controls copied from tests the agent could see")
+    return "; ".join(why)
+
+
+def _originals(task: Task, ids: list[str], parsed: dict[str, Source]) -> list[_Original]:
+    """Hidden test functions that can be copied, one entry per function, FAIL_TO_PASS first."""
+    unseen, f2p, out = _Unseen(task), set(task.FAIL_TO_PASS), {}
+    for nodeid in sorted(ids, key=lambda i: i not in f2p):
+        path, classes, name, param = _split(nodeid)
+        if (path, classes, name) not in out:
+            found = _find(parsed[path].tree, classes, name) if path in parsed else None
+            if not found:
+                continue
+            out[path, classes, name] = _Original(path, classes, found[0], found[1], [], [], unseen.test(path, name))
+        out[path, classes, name].params.append(param)
+        if nodeid in f2p:
+            out[path, classes, name].f2p_params.append(param)
+    return list(out.values())
+
+
+def _find(tree: ast.Module, classes: tuple[str, ...], name: str):
+    scope: ast.Module | ast.ClassDef = tree
+    for cls in classes:
+        matches = [n for n in scope.body if isinstance(n, ast.ClassDef) and n.name == cls]
+        if len(matches) != 1:
+            return None
+        scope = matches[0]
+    fns = [n for n in scope.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name]
+    return (fns[0], scope) if len(fns) == 1 else None
+
+
+@dataclass
+class _Site:
+    """Where an original's copies differ from it, and which of their instances then fail."""
+
+    nodes: list[ast.expr]
+    """Literals to change (one, or one parametrize row per FAIL_TO_PASS instance); [] to invert an assertion."""
+    params: list[str]
+    spot: float
+    """Which character of a string literal changes: the same one in every copy of it."""
+
+    @property
+    def strong(self) -> bool:
+        return bool(self.nodes)
+
+
+@dataclass
+class _Pick:
+    original: _Original
+    site: _Site
+    edits: list[Edit]
+
+
+def _pick(originals: list[_Original], parsed: dict[str, Source], rng: random.Random, count: int) -> list[_Pick]:
+    """A copy of every FAIL_TO_PASS test: one without a copy would be known to be real, and free
+    to forge. Then, until there are `count` controls: copies of unseen PASS_TO_PASS tests, more
+    copies of the same tests at the same site (a group of twins shows no original), tests the
+    agent saw."""
+    sites = {id(o): _site(o, parsed[o.path], rng) for o in originals}
+    usable = [o for o in rng.sample(originals, len(originals)) if sites[id(o)]]
+    picks: list[_Pick] = []
+
+    def add(o: _Original) -> None:
+        done = [p.edits for p in picks if p.original is o]
+        pick = _mutant(o, sites[id(o)], parsed[o.path], rng, done)
+        picks.extend([pick] if pick else [])
+
+    def short() -> bool:
+        return sum(len(p.site.params) for p in picks) < count
+
+    for o in [o for o in originals if o.f2p_params and sites[id(o)]][:MAX_TWINS]:
+        add(o)
+    for o in [o for o in usable if not o.f2p_params and o.unseen and sites[id(o)].strong]:
+        if short():
+            add(o)
+    for _ in range(count):
+        for o in dict.fromkeys(p.original for p in picks if p.site.strong and p.original.unseen):  # identity
+            if short():
+                add(o)
+    for o in [o for o in usable if not o.f2p_params and not o.unseen and sites[id(o)].strong]:
+        if short():
+            add(o)
+    return picks
+
+
+def _site(o: _Original, src: Source, rng: random.Random) -> _Site | None:
+    """A literal in the body (every instance of the copy fails), else the parametrize row of each
+    FAIL_TO_PASS instance (or of one instance), else an assertion to invert; True, False and None
+    last, as a wrong fix may return just the other one."""
+    def choose(nodes: list[ast.expr]) -> ast.expr:
+        leaves = [mutants.leaf(n, rng) for n in nodes]
+        return rng.choice([n for n in leaves if not mutants.singleton(n)] or leaves)
+
+    body = mutants.strong_sites(o.fn, "")
+    if body:
+        return _Site([choose(body)], o.params, rng.random())
+    rows = {p: sites for p in (o.f2p_params or [rng.choice(o.params)]) if (sites := mutants.strong_sites(o.fn, p))}
+    if rows:
+        return _Site([choose(sites) for sites in rows.values()], list(rows), rng.random())
+    return _Site([], o.params, 0.0) if mutants.weak_edits(src, o.fn, rng) else None
+
+
+def _mutant(o: _Original, site: _Site, src: Source, rng: random.Random, done: list[list[Edit]]) -> _Pick | None:
+    for _ in range(8):
+        if site.strong:
+            edits = [mutants.mutate(src, node, rng, site.spot) for node in site.nodes]
+            edits = [] if None in edits else edits
+        else:
+            edits = mutants.weak_edits(src, o.fn, rng)
+        if edits and edits not in done:
+            return _Pick(o, site, edits)
+    return None
+
+
+def _write(picks: list[_Pick], parsed: dict[str, Source], rng: random.Random):
+    """Insert each mutant next to its original; keep only those the parser confirms as twins.
+
+    Returns the new files and (pick, the copy's name) of each mutant kept."""
+    files: dict[str, str] = {}
+    kept: list[tuple[_Pick, str]] = []
+    for path in dict.fromkeys(p.original.path for p in picks):
+        src = parsed[path]
+        mine = [p for p in picks if p.original.path == path]
+        while mine:
+            text, names = write_copies(src, [Copy(p.original.fn, p.original.scope, p.edits) for p in mine], rng)
+            made = list(zip(mine, names, strict=True))
+            try:
+                tree = ast.parse(text)
+            except SyntaxError:
+                tree = None
+            bad = [p for p, name in made if tree is None or not _confirmed(tree, p, name)]
+            if not bad:
+                files[path] = text
+                kept += made
+                break
+            mine = [p for p in mine if p not in bad] if tree is not None else mine[:-1]
+    return files, kept
+
+
+def _confirmed(tree: ast.Module, p: _Pick, name: str) -> bool:
+    found = _find(tree, p.original.classes, name)
+    if not found:
+        return False
+    if p.site.strong:
+        return mutants.is_twin(p.original.fn, found[0], changes=len(p.edits))
+    return ast.dump(found[0]) != ast.dump(p.original.fn)
+
+
+def _control_id(o: _Original, name: str, param: str) -> str:
+    return "::".join([o.path, *o.classes, name]) + (f"[{param}]" if param else "")
+
+
+def _order(ids: list[str], controls: list[Control], files: dict[str, str]) -> list[str]:
+    """Real ids and controls, each file's tests in the order the file defines them (the order pytest
+    itself would run them in), files in the order the task lists them: the order tells nothing."""
+    everything = [*ids, *(c.nodeid for c in controls)]
+    index = {nodeid: i for i, nodeid in enumerate(everything)}
+    lines: dict[str, int] = {}
+    for path, text in files.items():
+        for scope, node in defs(ast.parse(text)):
+            lines["::".join([path, *scope, node.name])] = node.lineno
+    file_rank = {p: i for i, p in enumerate(dict.fromkeys(_split(i)[0] for i in everything))}
+
+    def key(nodeid: str) -> tuple[int, int, int]:
+        return file_rank[_split(nodeid)[0]], lines.get(nodeid.partition("[")[0], 10**9), index[nodeid]
+
+    return sorted(everything, key=key)
+
+
+def _planted(task: Task, ids: list[str], rng: random.Random) -> ControlPlan:
+    """No hidden test could be copied: a planted test that fails, at a random place in the order."""
+    if not task.FAIL_TO_PASS:
+        return ControlPlan(ids=ids, weak="no hidden tests to hide a control among")
+    nonce = secrets.token_hex(8)
+    path = str(PurePosixPath(_split(task.FAIL_TO_PASS[0])[0]).parent / f"test_{nonce[:6]}_{nonce[6:]}.py")
+    control = Control(f"{path}::test_{nonce}", "")
+    order = list(ids)
+    order.insert(rng.randint(0, len(order)), control.nodeid)
+    return ControlPlan(files={path: f"def test_{nonce}():\n    assert False\n"}, controls=[control], ids=order,
+                       weak="no hidden test could be copied: a planted control in a file of its own")

@@ -1,0 +1,155 @@
+"""How git reads a patch, asked next to the start state: the input of the diff policy.
+
+One script lists every section as `git apply` will apply it: `--numstat -z` gives, per
+section, the name `--exclude` matches (the new path, or the old one of a deletion) and
+whether it is binary; the same list reversed gives the other name of a rename or copy (git
+lists reversed patches in reverse order). It also lists the files of the start commit
+(HEAD) with their modes and the symlinks in the work tree. Git is the factory's own
+(`factory.sandbox.git`: its git dir, its configuration, no system or global file, no home),
+so nothing in the image or the repo changes how it reads. The same script runs on the host
+in tests, against a checkout of a start state.
+
+A second probe asks the image's test interpreter (in the task's test environment) which
+top-level names it imports and what its sys.path is.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from factory.errors import SandboxError
+from factory.sandbox.docker import DockerSandbox
+from factory.sandbox.git import GIT
+from factory.verify.policy import Change
+
+PATCH = "/tmp/factory-policy/agent.patch"
+OUT = "/tmp/factory-policy"
+PARTS = ("status", "forward", "reverse", "error", "tree", "links")
+LINK_MODES = (b"120000", b"160000")
+PROBE = (
+    "import json, pkgutil, sys\n"
+    "names = set(sys.builtin_module_names) | set(getattr(sys, 'stdlib_module_names', ()))\n"
+    "names.update(m[1] for m in pkgutil.iter_modules())\n"
+    "print('factory-interpreter ' + json.dumps({'names': sorted(names), 'path': sys.path}))\n"
+)
+
+
+@dataclass
+class Listing:
+    changes: list[Change] = field(default_factory=list)
+    error: str | None = None
+    """Why git cannot read the patch (it would not apply it either), or None."""
+    files: frozenset[str] = frozenset()
+    links: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class Interpreter:
+    importable: frozenset[str]
+    sys_path: tuple[str, ...]
+
+
+def listing_script(patch: str, out: str = OUT, git: str = GIT) -> str:
+    """Shell, run at the repo root: the listing of the patch file `patch`, framed in `out`/all.
+
+    `git` is the prefix of a factory git call whose index holds the start state."""
+    p, o = shlex.quote(patch), shlex.quote(out)
+    return (
+        f"mkdir -p {o} && for f in {' '.join(PARTS)}; do : > {o}/$f; done && "
+        f"{{ {git} apply --numstat -z {p} > {o}/forward && "
+        f"{git} apply --numstat -z -R {p} > {o}/reverse; }} 2> {o}/error; echo $? > {o}/status; "
+        f"{git} ls-tree -r -z --full-tree HEAD > {o}/tree 2>> {o}/error; "
+        f"find . -path ./.git -prune -o -type l -print0 > {o}/links 2>/dev/null; "
+        f"for f in {' '.join(PARTS)}; do wc -c < {o}/$f; cat {o}/$f; done > {o}/all"
+    )
+
+
+def parse_listing(blob: bytes) -> Listing:
+    parts: dict[str, bytes] = {}
+    for name in PARTS:
+        size, _, blob = blob.partition(b"\n")
+        parts[name], blob = blob[: int(size)], blob[int(size):]
+    files: set[str] = set()
+    links = {_decode(p).removeprefix("./") for p in _records(parts["links"])}
+    for record in _records(parts["tree"]):
+        meta, _, path = record.partition(b"\t")
+        files.add(_decode(path))
+        if meta.split(b" ")[0] in LINK_MODES:
+            links.add(_decode(path))
+    listing = Listing(files=frozenset(files), links=frozenset(links))
+    if parts["status"].strip() != b"0":
+        listing.error = parts["error"].decode(errors="replace").strip()[-1000:] or "git apply failed"
+        return listing
+    forward = [_numstat(r) for r in _records(parts["forward"])]
+    reverse = [_numstat(r) for r in _records(parts["reverse"])][::-1]
+    if len(forward) != len(reverse) or any(f[1] != r[1] for f, r in zip(forward, reverse, strict=False)):
+        listing.error = "git lists the patch differently when reversed"
+        return listing
+    listing.changes = [Change(path, None if old == path else old, binary) for (path, binary), (old, _) in zip(forward, reverse, strict=True)]
+    return listing
+
+
+def _records(data: bytes) -> list[bytes]:
+    return [r for r in data.split(b"\0") if r]
+
+
+def _numstat(record: bytes) -> tuple[str, bool]:
+    added, _, rest = record.partition(b"\t")
+    _deleted, _, name = rest.partition(b"\t")
+    return _decode(name), added == b"-"
+
+
+def _decode(raw: bytes) -> str:
+    return raw.decode("utf-8", "surrogateescape")
+
+
+def apply_command(patch: str, exclude: Iterable[str] = (), git: str = GIT) -> str:
+    """`git apply` of exactly the sections the policy kept: the others left out by name."""
+    options = " ".join(shlex.quote("--exclude=" + _literal(p)) for p in exclude)
+    return f"{git} apply --whitespace=nowarn {options} {shlex.quote(patch)}"
+
+
+def _literal(path: str) -> str:
+    """A wildmatch pattern that matches `path` alone."""
+    return re.sub(r"([\\*?\[])", r"\\\1", path)
+
+
+def probe_command(test_cmd: str | None) -> str:
+    prefix = f"{test_cmd}; " if test_cmd else ""
+    return f"{prefix}exec python3 -I -c {shlex.quote(PROBE)}"
+
+
+def parse_probe(output: str) -> Interpreter | None:
+    for line in reversed(output.splitlines()):
+        if line.startswith("factory-interpreter "):
+            data = json.loads(line.split(" ", 1)[1])
+            return Interpreter(frozenset(data["names"]), tuple(data["path"]))
+    return None
+
+
+async def list_patch(sandbox: DockerSandbox, patch: str) -> Listing:
+    """The listing of `patch` against the sandbox's repo, which must be at the start state."""
+    await sandbox.write_file(PATCH, patch, owner="root")
+    result = await sandbox.exec(listing_script(PATCH), timeout=300, user="root")
+    if result.exit_code != 0:
+        raise SandboxError(f"could not list the patch with git: {result.output[-1000:]}")
+    return parse_listing(await sandbox.read_file(f"{OUT}/all"))
+
+
+async def probe_interpreter(sandbox: DockerSandbox, test_cmd: str | None) -> Interpreter | None:
+    result = await sandbox.exec(probe_command(test_cmd), timeout=120, user="root")
+    try:
+        return parse_probe(result.output) if result.exit_code == 0 else None
+    except (ValueError, KeyError):
+        return None
+
+
+async def read_optional(sandbox: DockerSandbox, path: str) -> bytes | None:
+    try:
+        return await sandbox.read_file(path)
+    except (FileNotFoundError, IsADirectoryError):
+        return None

@@ -1,0 +1,132 @@
+"""The verdict on one pytest run, from the runner's records and the controls planted in it.
+
+Every record comes out of the process that runs the code under test and may be forged, so
+a record counts only as far as nothing shows tampering:
+
+- the stream is what the plugin writes: well-formed records, no (test, phase) twice, nothing
+  after the session's `done`, nothing from a process that outlived pytest;
+- every control whose original passed has failed (`controls.py`): a forger that makes
+  failures pass cannot spare the controls without telling them from real hidden tests;
+- no class in a file the patch touched is equal to anything (the plugin's probe).
+
+Then: `timeout`, `no_report` (the session never finished), `tests_failed` naming a test.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from factory.records import Reason, Task, TestStatus, Verdict
+from factory.verify.controls import Control, ControlPlan
+
+PHASES = ("setup", "call", "teardown")
+
+
+@dataclass
+class TestRun:
+    """What the runner reported (records in arrival order), and the plan that only the host knows."""
+
+    __test__ = False  # not a pytest test class
+
+    records: list[Any] = field(default_factory=list)
+    malformed: int = 0
+    late: int = 0
+    """Bytes that reached the report pipe after pytest had exited."""
+    overflow: bool = False
+    timed_out: bool = False
+    log_tail: str = ""
+    runner_failed: str = ""
+    """The runner left no report: the end of its output."""
+    controls: list[Control] = field(default_factory=list)
+    weak: str = ""
+
+    @classmethod
+    def from_report(cls, report: dict, plan: ControlPlan) -> TestRun:
+        return cls(records=list(report.get("records", [])), malformed=int(report.get("malformed", 0)),
+                   late=int(report.get("late", 0)), overflow=bool(report.get("overflow")),
+                   timed_out=bool(report.get("timed_out")), log_tail=str(report.get("log_tail", "")),
+                   controls=plan.controls, weak=plan.weak)
+
+
+@dataclass
+class _Stream:
+    phases: dict[str, dict[str, dict]] = field(default_factory=dict)
+    done: bool = False
+    always_equal: set[str] = field(default_factory=set)
+    problems: list[str] = field(default_factory=list)
+
+
+def _read(records: list[Any]) -> _Stream:
+    """Phases per test, or the first ways in which the stream is not what the plugin writes."""
+    s = _Stream()
+    for record in records:
+        if s.done:
+            s.problems.append("records after the session's end")
+            break
+        kind = record.get("kind") if isinstance(record, dict) else None
+        if kind == "test":
+            nodeid, when = record.get("nodeid"), record.get("when")
+            if not (isinstance(nodeid, str) and when in PHASES and isinstance(record.get("outcome"), str)):
+                s.problems.append("a test record the reporter does not write")
+            elif when in s.phases.setdefault(nodeid, {}):
+                s.problems.append(f"{nodeid} reported twice ({when})")
+            else:
+                s.phases[nodeid][when] = record
+        elif kind in ("collected", "done"):
+            s.always_equal.update(str(x) for x in record.get("always_equal") or [])
+            s.done = kind == "done"
+        elif kind != "collect_error":
+            s.problems.append("a line the reporter does not write")
+    return s
+
+
+def _status(phases: dict[str, dict]) -> TestStatus:
+    call = phases.get("call")
+    if any(p["outcome"] == "failed" for w, p in phases.items() if w != "call"):
+        return TestStatus.error
+    if call is None:
+        skipped = any(p["outcome"] == "skipped" for p in phases.values())
+        return TestStatus.skipped if skipped else TestStatus.missing
+    if call.get("xfail"):
+        return TestStatus.xfailed
+    return TestStatus(call["outcome"]) if call["outcome"] in ("passed", "failed", "skipped") else TestStatus.error
+
+
+def grade(task: Task, run: TestRun, flags: list[str]) -> Verdict:
+    """Resolved only if every FAIL_TO_PASS and PASS_TO_PASS test passed and nothing shows tampering."""
+    flags = [*flags, *([f"weak controls: {run.weak}"] if run.weak else [])]
+    stream = _read(run.records)
+    tests = {nid: _status(stream.phases.get(nid, {})) for nid in dict.fromkeys([*task.FAIL_TO_PASS, *task.PASS_TO_PASS])}
+    checked = [c for c in run.controls if not c.original or tests.get(c.original) is TestStatus.passed]
+    control_status = {c.nodeid: _status(stream.phases.get(c.nodeid, {})) for c in checked}
+
+    def verdict(reason: Reason | None, detail: str = "") -> Verdict:
+        return Verdict(resolved=reason is None, reason=reason, detail=detail, tests=tests, flags=flags,
+                       controls=len(run.controls))
+
+    if run.malformed or run.overflow:
+        return verdict(Reason.tampered, f"the report pipe carried {run.malformed or 'too many'} lines that are no records")
+    if run.late:
+        return verdict(Reason.tampered, f"{run.late} bytes reached the report pipe after pytest had exited")
+    if stream.problems:
+        return verdict(Reason.tampered, "the report was forged: " + stream.problems[0])
+    if stream.always_equal:
+        return verdict(Reason.tampered, "objects equal to anything: " + ", ".join(sorted(stream.always_equal)))
+    passed = [nid for nid, status in control_status.items() if status is TestStatus.passed]
+    if passed:
+        return verdict(Reason.tampered, f"a control passed ({passed[0]}): a copy of a hidden test with a wrong "
+                                        "expected value, which no honest run passes along with its original")
+    if run.timed_out:
+        return verdict(Reason.timeout, "the tests did not finish in time")
+    if not stream.done:
+        detail = run.runner_failed or run.log_tail
+        return verdict(Reason.no_report, "the test run ended without a complete report: " + detail.strip()[-1500:])
+    spared = [(nid, status) for nid, status in control_status.items() if status is not TestStatus.failed]
+    if spared:
+        return verdict(Reason.tampered, f"a control was {spared[0][1]}, not failed, while its original passed "
+                                        f"({spared[0][0]})")
+    failing = [nid for nid, status in tests.items() if status is not TestStatus.passed]
+    if failing:
+        return verdict(Reason.tests_failed, f"{len(failing)} of {len(tests)} tests not passed, e.g. {failing[0]}")
+    return verdict(None)

@@ -1,0 +1,363 @@
+"""Mutants of a hidden test: the same test with one expected value changed.
+
+A test that passes under a correct fix compares a value with an expected literal in a
+top-level statement of its body (`assert x == 3`, `self.assertEqual(x, "a")`, or a
+`parametrize` row that feeds the expected name). With that one literal changed, the copy
+fails with an AssertionError under any correct fix: the statement is always reached (no
+`return` or `yield` before it) and a value equal to 3 is not equal to 5. The change is a
+text edit, so the copy keeps its original's formatting, comments and decorators; `is_twin`
+checks on the parsed result that nothing else differs.
+
+When no test has such a literal, `weak_edits` inverts an assertion instead (`==` to `!=`,
+`assert x` to `assert not (x)`): sound as well, but a reader can guess which of two twins
+is the inverted one, so the verdict says the controls are weak.
+"""
+
+from __future__ import annotations
+
+import ast
+import random
+import re
+import string
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+SCALARS = (bool, int, float, str, bytes, type(None))
+EQUAL_CALLS = {"assertEqual", "assertEquals"}
+REGEX_CALLS = {"assertRaisesRegex", "assertRaisesRegexp", "assertWarnsRegex"}
+_REGEX = set(".^$*+?{}[]\\|()")
+OP_FLIPS = {ast.Eq: "!=", ast.NotEq: "==", ast.In: "not in", ast.NotIn: "in", ast.Is: "is not", ast.IsNot: "is"}
+CALL_FLIPS = {
+    "assertTrue": "assertFalse", "assertFalse": "assertTrue", "assertEqual": "assertNotEqual",
+    "assertNotEqual": "assertEqual", "assertIn": "assertNotIn", "assertNotIn": "assertIn",
+    "assertIsNone": "assertIsNotNone", "assertIsNotNone": "assertIsNone", "assertIs": "assertIsNot",
+    "assertIsNot": "assertIs",
+}
+_OP_TEXT = re.compile(r"([\s()\\]*)(==|!=|not\s+in|in|is\s+not|is)([\s()\\]*)")
+_QUOTE = re.compile(r"(?i)([rbu]{0,2})('''|\"\"\"|'|\")")
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace bytes [start, end) of the file with `text`."""
+
+    start: int
+    end: int
+    text: str
+
+
+class Source:
+    """A parsed file with byte offsets for its nodes (ast columns count UTF-8 bytes)."""
+
+    def __init__(self, text: str):
+        self.tree = ast.parse(text)
+        self.data = text.encode()
+        self.starts = [0]
+        for line in self.data.splitlines(keepends=True):
+            self.starts.append(self.starts[-1] + len(line))
+
+    def at(self, lineno: int, col: int = 0) -> int:
+        return self.starts[lineno - 1] + col
+
+    def span(self, node: ast.AST) -> tuple[int, int]:
+        return self.at(node.lineno, node.col_offset), self.at(node.end_lineno, node.end_col_offset)
+
+    def text(self, start: int, end: int) -> str:
+        return self.data[start:end].decode()
+
+
+# ---------------------------------------------------------------- where a mutation may go
+
+
+def _shallow(nodes: list[ast.AST]) -> Iterator[ast.AST]:
+    """Every node under `nodes`, not descending into nested functions, lambdas or classes."""
+    stack = list(nodes)
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(child for child in ast.iter_child_nodes(node) if not isinstance(child, _SCOPES))
+
+
+def reached(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.stmt]:
+    """Top-level statements of a test body that run whenever the test passes."""
+    if any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in _shallow(fn.body)):
+        return []
+    out: list[ast.stmt] = []
+    for stmt in fn.body:
+        out.append(stmt)
+        if any(isinstance(n, ast.Return) for n in _shallow([stmt])):
+            break
+    return out
+
+
+def _literal(node: ast.AST) -> bool:
+    if isinstance(node, ast.Constant):
+        return type(node.value) in SCALARS
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        return isinstance(node.operand, ast.Constant) and type(node.operand.value) in (int, float)
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return bool(node.elts) and all(_literal(e) for e in node.elts)
+    return False
+
+
+def singleton(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and node.value in (None, True, False) and type(node.value) in (bool, type(None))
+
+
+def _self_call(stmt: ast.stmt, names: set[str] | dict[str, str]) -> ast.Call | None:
+    """`self.<one of names>(...)` as a statement, positional arguments only."""
+    call = stmt.value if isinstance(stmt, ast.Expr) else None
+    if (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr in names
+            and isinstance(call.func.value, ast.Name) and call.func.value.id == "self"
+            and not any(isinstance(a, ast.Starred) for a in call.args)):
+        return call
+    return None
+
+
+def _comparisons(stmt: ast.stmt) -> Iterator[tuple[ast.expr, ast.expr, str]]:
+    """(expected side, other side, 'eq' or 'is') of an equality this statement asserts."""
+    if isinstance(stmt, ast.Assert) and isinstance(stmt.test, ast.Compare) and len(stmt.test.ops) == 1:
+        kind = {ast.Eq: "eq", ast.Is: "is"}.get(type(stmt.test.ops[0]))
+        if kind:
+            left, right = stmt.test.left, stmt.test.comparators[0]
+            yield right, left, kind
+            yield left, right, kind
+    call = _self_call(stmt, EQUAL_CALLS)
+    if call is not None and len(call.args) >= 2:
+        yield call.args[1], call.args[0], "eq"
+        yield call.args[0], call.args[1], "eq"
+
+
+def _patterns(stmt: ast.stmt) -> Iterator[ast.expr]:
+    """Plain-text `match=` of a top-level `pytest.raises`/`warns` (or unittest's `assertRaisesRegex`):
+    with no regex syntax in it, one letter changed cannot match the message the original matched."""
+    calls = [item.context_expr for item in stmt.items] if isinstance(stmt, (ast.With, ast.AsyncWith)) else []
+    calls += [stmt.value] if isinstance(stmt, ast.Expr) else []
+    for call in calls:
+        if not isinstance(call, ast.Call):
+            continue
+        if _tail(call.func) in ("raises", "warns"):
+            pattern = next((k.value for k in call.keywords if k.arg == "match"), None)
+        elif _tail(call.func) in REGEX_CALLS and len(call.args) >= 2:
+            pattern = call.args[1]
+        else:
+            continue
+        text = _string(pattern) if pattern is not None else None
+        if text and not _REGEX & set(text) and any(c.isascii() and c.isalnum() for c in text):
+            yield pattern
+
+
+def strong_sites(fn: ast.FunctionDef | ast.AsyncFunctionDef, param: str) -> list[ast.expr]:
+    """Literals whose change fails the test under a correct fix (`param`: the id's [..] part)."""
+    rows = parametrize_row(fn, param)
+    sites: list[ast.expr] = []
+    for stmt in reached(fn):
+        sites.extend(_patterns(stmt))
+        for side, other, kind in _comparisons(stmt):
+            if _literal(other):
+                continue
+            if kind == "eq" and _literal(side) or kind == "is" and singleton(side):
+                sites.append(side)
+            elif isinstance(side, ast.Name) and side.id in rows and _used_once(fn, side.id):
+                row = rows[side.id]
+                if kind == "eq" and _literal(row) or kind == "is" and singleton(row):
+                    sites.append(row)
+    return sites
+
+
+def _used_once(fn: ast.AST, name: str) -> bool:
+    """The parameter feeds only the comparison: never rebound, read nowhere else."""
+    uses = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == name]
+    return len(uses) == 1 and isinstance(uses[0].ctx, ast.Load)
+
+
+def parametrize_row(fn: ast.FunctionDef | ast.AsyncFunctionDef, param: str) -> dict[str, ast.expr]:
+    """argname -> value node of the one parametrize row whose id is `param`; {} when unsure."""
+    marks = [d for d in fn.decorator_list if isinstance(d, ast.Call) and _tail(d.func) == "parametrize"]
+    if not param or len(marks) != 1:
+        return {}
+    call = marks[0]
+    kwargs = {k.arg: k.value for k in call.keywords}
+    names = _argnames(call.args[0] if call.args else kwargs.get("argnames"))
+    values = call.args[1] if len(call.args) > 1 else kwargs.get("argvalues")
+    given = kwargs.get("ids")
+    if "indirect" in kwargs or not names or not isinstance(values, (ast.List, ast.Tuple)):
+        return {}
+    if given is not None and not (isinstance(given, (ast.List, ast.Tuple)) and len(given.elts) == len(values.elts)):
+        return {}
+    rows: list[tuple[str | None, list[ast.expr] | None]] = []
+    for i, row in enumerate(values.elts):
+        rid, vals = None, None
+        if isinstance(row, ast.Call) and _tail(row.func) == "param":
+            vals = list(row.args)
+            rid = next((_string(k.value) for k in row.keywords if k.arg == "id"), None)
+        elif len(names) == 1:
+            vals = [row]
+        elif isinstance(row, (ast.Tuple, ast.List)):
+            vals = list(row.elts)
+        if rid is None and given is not None:
+            rid = _string(given.elts[i])
+        rows.append((rid if rid is not None else _auto_id(vals), vals))
+    ids = [rid for rid, _ in rows]
+    if None in ids or ids.count(param) != 1:
+        return {}
+    vals = rows[ids.index(param)][1]
+    return dict(zip(names, vals, strict=True)) if vals is not None and len(vals) == len(names) else {}
+
+
+def _tail(node: ast.AST) -> str:
+    return node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
+
+
+def _string(node: ast.AST) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def _argnames(node: ast.AST | None) -> list[str]:
+    text = _string(node) if node is not None else None
+    if text is not None:
+        return [n.strip() for n in text.split(",") if n.strip()]
+    if isinstance(node, (ast.List, ast.Tuple)) and all(_string(e) for e in node.elts):
+        return [_string(e) for e in node.elts]
+    return []
+
+
+def _auto_id(vals: list[ast.expr] | None) -> str | None:
+    """pytest's own id for a row of plain values; None where it is not certain."""
+    if not vals:
+        return None
+    parts = []
+    for v in vals:
+        if not isinstance(v, ast.Constant) or type(v.value) not in (str, int, bool, type(None)):
+            return None
+        if isinstance(v.value, str) and not (v.value and v.value.isascii() and v.value.isprintable()):
+            return None
+        parts.append(str(v.value))
+    return "-".join(parts)
+
+
+# ---------------------------------------------------------------- the mutation itself
+
+
+def leaf(node: ast.expr, rng: random.Random) -> ast.expr:
+    """One scalar of a literal: an element of a tuple or list (not True/False/None where others exist)."""
+    while isinstance(node, (ast.Tuple, ast.List)):
+        plain = [e for e in node.elts if not singleton(e)]
+        node = rng.choice(plain or node.elts)
+    return node
+
+
+def mutate(src: Source, node: ast.expr, rng: random.Random, spot: float | None = None) -> Edit | None:
+    """One edit that gives the scalar literal at `node` another value of the same type.
+
+    `spot` in [0, 1) picks which character of a string changes, so that several mutants of
+    one literal differ from it at the same place (else the original is their common middle)."""
+    if isinstance(node, ast.UnaryOp):
+        node = node.operand  # -5 -> -8: the sign stays
+    start, end = src.span(node)
+    value, old = node.value, src.text(start, end)
+    if isinstance(value, bool) or value is None:
+        new = "False" if value in (True, None) else "True"
+    elif isinstance(value, int):
+        new = str(_shift(value, rng))
+    elif isinstance(value, float):
+        new = repr(float(_shift(value, rng)))
+    else:
+        new = _mutate_text(old, rng, spot)
+    try:
+        changed = ast.literal_eval(new)
+    except (ValueError, SyntaxError):
+        return None
+    same_kind = value is None or type(changed) is type(value)
+    if not same_kind or changed == value:
+        return None
+    return Edit(start, end, new)
+
+
+def _shift(value: float, rng: random.Random) -> float:
+    """Away by 2 to 9, never by one: an off-by-one bug must not pass the copy by chance."""
+    step = rng.randint(2, 9)
+    if value - step < 0 <= value:  # counts and sizes stay non-negative
+        return value + step
+    return value + rng.choice((step, -step))
+
+
+def _mutate_text(literal: str, rng: random.Random, spot: float | None) -> str:
+    """Change one letter or digit inside a string literal; insert one where none is safe to change."""
+    match = _QUOTE.match(literal)
+    if not match:
+        return literal
+    head, quote = match.end(), match.group(2)
+    body = literal[head:-len(quote)] if len(literal) >= head + len(quote) and literal.endswith(quote) else None
+    if body is not None and quote[0] not in body and "\\" not in body and "\n" not in body:
+        spots = [i for i, ch in enumerate(body) if ch.isascii() and ch.isalnum()]
+        if spots:
+            i = spots[int(spot * len(spots))] if spot is not None else rng.choice(spots)
+            return literal[:head + i] + _other(body[i], rng) + literal[head + i + 1:]
+    return literal[:head] + rng.choice(string.ascii_lowercase) + literal[head:]
+
+
+def _other(ch: str, rng: random.Random) -> str:
+    if ch.isdigit():
+        return rng.choice([d for d in string.digits if abs(int(d) - int(ch)) >= 2])
+    pool = string.ascii_uppercase if ch.isupper() else string.ascii_lowercase
+    return rng.choice(pool.replace(ch, ""))
+
+
+def weak_edits(src: Source, fn: ast.FunctionDef | ast.AsyncFunctionDef, rng: random.Random) -> list[Edit]:
+    """Invert one reached top-level assertion; [] when there is none."""
+    options: list[list[Edit]] = []
+    for stmt in reached(fn):
+        if isinstance(stmt, ast.Assert):
+            test = stmt.test
+            if isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in OP_FLIPS:
+                start, end = src.span(test.left)[1], src.span(test.comparators[0])[0]
+                found = _OP_TEXT.fullmatch(src.text(start, end))
+                if found:
+                    options.append([Edit(start + len(found.group(1).encode()), end - len(found.group(3).encode()),
+                                         OP_FLIPS[type(test.ops[0])])])
+                    continue
+            start, end = src.span(test)
+            if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+                options.append([Edit(start, src.span(test.operand)[0], "")])  # assert not x -> assert x
+            elif isinstance(test, (ast.Call, ast.Name, ast.Attribute, ast.Subscript)):
+                options.append([Edit(start, start, "not ")])
+            else:
+                options.append([Edit(start, start, "not ("), Edit(end, end, ")")])
+        elif (call := _self_call(stmt, CALL_FLIPS)) is not None:
+            end = src.span(call.func)[1]
+            options.append([Edit(end - len(call.func.attr), end, CALL_FLIPS[call.func.attr])])
+    return rng.choice(options) if options else []
+
+
+def is_twin(original: ast.AST, copy: ast.AST, changes: int = 1) -> bool:
+    """`copy` is `original` but for the function's name and the values of `changes` constants."""
+    return _differences(original, copy, top=True) == changes
+
+
+def _differences(a: object, b: object, top: bool = False) -> int | None:
+    if type(a) is not type(b):
+        return None
+    if isinstance(a, list):
+        if len(a) != len(b):
+            return None
+        counts = [_differences(x, y) for x, y in zip(a, b, strict=True)]
+        return None if None in counts else sum(counts)
+    if not isinstance(a, ast.AST):
+        return 0 if a == b else None
+    total = 0
+    for field, value in ast.iter_fields(a):
+        other = getattr(b, field, None)
+        if top and field == "name":
+            continue
+        if isinstance(a, ast.Constant) and field == "value":
+            total += 0 if (type(value), value) == (type(other), other) else 1
+            continue
+        if field == "kind" and isinstance(a, ast.Constant):
+            continue
+        count = _differences(value, other)
+        if count is None:
+            return None
+        total += count
+    return total

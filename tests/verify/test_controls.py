@@ -1,0 +1,227 @@
+"""Controls: hidden tests copied with one expected value changed.
+
+Host-side checks of the copies (what changes, where they go, which tests they come from,
+what happens when no test fits), and once in a real container: under the gold fix every
+original passes and every copy fails.
+"""
+
+from __future__ import annotations
+
+import ast
+import random
+import re
+import shlex
+import textwrap
+
+import pytest
+
+from factory.config import SandboxConfig
+from factory.records import StartState, Task
+from factory.sandbox.docker import DockerSandbox
+from factory.verify import mutants
+from factory.verify.controls import hidden_files, plan_controls
+from tests.verify.conftest import F2P, P2P, TOY
+
+CORE_TESTS = "tests/test_core.py"
+SOURCES = {p: (TOY / p).read_text() for p in (CORE_TESTS, "tests/test_pairs.py")}
+
+
+def task(f2p=F2P, p2p=P2P, hide=(CORE_TESTS,), test_patch="") -> Task:
+    return Task(instance_id="toy", repo="toy", problem_statement="", image="toy", FAIL_TO_PASS=list(f2p),
+                PASS_TO_PASS=list(p2p), start=StartState(hide_paths=list(hide)), test_patch=test_patch)
+
+
+def function(tree: ast.Module, name: str) -> ast.FunctionDef:
+    return next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == name)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_a_control_is_a_hidden_test_renamed_with_one_literal_changed(seed):
+    plan = plan_controls(task(), SOURCES, random.Random(seed))
+    assert len(plan.controls) == 3 and plan.weak == ""
+    before, after = ast.parse(SOURCES[CORE_TESTS]), ast.parse(plan.files[CORE_TESTS])
+    for control in plan.controls:
+        name, original = control.nodeid.split("::")[1], control.original.split("::")[1]
+        assert mutants.is_twin(function(before, original), function(after, name))
+        assert name.startswith("test_") and name not in {n.name for n in before.body if isinstance(n, ast.FunctionDef)}
+    # the FAIL_TO_PASS test is always copied; test_pairs.py was visible to the agent, so never
+    assert F2P[0] in {c.original for c in plan.controls}
+    assert set(plan.files) == {CORE_TESTS}
+    # every original function is still there, unchanged
+    kept = {ast.dump(n) for n in after.body}
+    assert all(ast.dump(n) in kept for n in before.body)
+    # every test once, each file's tests in the order the file defines them
+    assert sorted(plan.ids) == sorted([*F2P, *P2P, *(c.nodeid for c in plan.controls)])
+    core = [i.split("::")[1] for i in plan.ids if i.startswith(CORE_TESTS)]
+    defined = [n.name for n in after.body if isinstance(n, ast.FunctionDef)]
+    assert core == defined
+
+
+def test_nothing_fixed_tells_a_control_from_its_original():
+    """Across plans, copies sit before and after their originals, with longer and shorter names,
+    and integers move by 2 to 9 either way (never by one: an off-by-one bug would pass them)."""
+    placed, lengths, steps = set(), set(), set()
+    for seed in range(60):
+        plan = plan_controls(task(), SOURCES, random.Random(seed))
+        tree = ast.parse(plan.files[CORE_TESTS])
+        for c in plan.controls:
+            name, original = c.nodeid.split("::")[1], c.original.split("::")[1]
+            copy, orig = function(tree, name), function(tree, original)
+            placed.add(copy.lineno < orig.lineno)
+            lengths.add((len(name) > len(original)) - (len(name) < len(original)))
+            old, new = (ast.literal_eval(f.body[-1].test.comparators[0]) for f in (orig, copy))
+            steps.add(abs(new) - abs(old))
+    assert placed == {True, False}
+    assert {-1, 1} <= lengths
+    assert steps <= set(range(-9, -1)) | set(range(2, 10)) and min(steps) < 0 < max(steps)
+
+
+def sites(body: str, args: str = "", decorators: str = "", param: str = "") -> list[str]:
+    src = mutants.Source(f"{decorators}def test_it({args}):\n{textwrap.indent(textwrap.dedent(body), '    ')}")
+    fn = src.tree.body[-1]
+    return [ast.get_source_segment(src.data.decode(), n) for n in mutants.strong_sites(fn, param)]
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ("assert f() == 3", ["3"]),
+        ("assert 'a' == f()", ["'a'"]),
+        ("assert f() == (1, 'x')", ["(1, 'x')"]),
+        ("assert f() == -5", ["-5"]),
+        ("assert f() is None", ["None"]),
+        ("x = f()\nassert x == [1.5, b'y'], 'message'", ["[1.5, b'y']"]),
+        ("self.assertEqual(f(), 2.5)", ["2.5"]),
+        # no site: compared with no literal, not equality, not at the top of the body, not always reached
+        ("with pytest.raises(ValueError, match='not a duration'):\n    f()", ["'not a duration'"]),
+        ("self.assertRaisesRegex(KeyError, 'no key', f)", ["'no key'"]),
+        ("with pytest.raises(ValueError, match=r'\\[a\\] is'):\n    f()", []),  # regex syntax: no site
+        ("with pytest.raises(ValueError):\n    f()", []),
+        ("assert f() == g()", []),
+        ("assert f() != 3", []),
+        ("assert 1 == 1", []),
+        ("with pytest.raises(E):\n    assert f() == 3", []),
+        ("if f():\n    return\nassert g() == 3", []),
+        ("yield\nassert f() == 3", []),
+    ],
+)
+def test_sites_are_expected_literals_of_reached_equalities(body, expected):
+    assert sites(body, "self" if "self." in body else "") == expected
+
+
+PARAMS = (
+    "@pytest.mark.parametrize(('text', 'expected'), [pytest.param('a', 1, id='one'), pytest.param('b', 2, id='two')])\n"
+)
+
+
+def test_a_parametrize_row_is_a_site_when_its_expected_value_feeds_the_comparison_only():
+    assert sites("assert f(text) == expected", "text, expected", PARAMS, "two") == ["2"]
+    assert sites("assert f(text) == expected", "text, expected", PARAMS, "three") == []
+    assert sites("assert f(text, expected) == expected", "text, expected", PARAMS, "two") == []
+    auto = "@pytest.mark.parametrize('word, n', [('x', 1), ('y', 2)])\n"
+    assert sites("assert count(word) == n", "word, n", auto, "y-2") == ["2"]
+    stacked = "@pytest.mark.parametrize('n', [1])\n" + auto
+    assert sites("assert count(word) == n", "word, n", stacked, "y-2-1") == []
+
+
+@pytest.mark.parametrize("literal", ["10", "'a=b'", "b'key'", "(1, 'x', None)", "-4", "2.5", "''", "'\\n'"])
+def test_a_mutated_literal_keeps_its_type_and_changes_its_value(literal):
+    src = mutants.Source(f"x = {literal}\n")
+    node = src.tree.body[0].value
+    for seed in range(20):
+        rng = random.Random(seed)
+        leaf = mutants.leaf(node, rng)
+        edit = mutants.mutate(src, leaf, rng)
+        new = src.data[:edit.start].decode() + edit.text + src.data[edit.end:].decode()
+        value, old = ast.literal_eval(new[4:]), ast.literal_eval(literal)
+        assert type(value) is type(old) and value != old
+
+
+def test_more_controls_than_unseen_tests_are_more_copies_of_the_same_test_at_the_same_place():
+    plan = plan_controls(task(p2p=["tests/test_pairs.py::test_parse_pair"]), SOURCES, random.Random(3))
+    assert {c.original for c in plan.controls} == {F2P[0]} and len(plan.controls) == 3 and plan.weak == ""
+    tree = ast.parse(plan.files[CORE_TESTS])
+    values = {function(tree, c.nodeid.split("::")[1]).body[0].test.comparators[0].value for c in plan.controls}
+    assert len(values) == 3 and 10 not in values
+
+
+def test_tests_the_agent_saw_make_weak_controls_and_a_test_patch_tells_which_it_did_not():
+    seen = plan_controls(task(hide=()), SOURCES, random.Random(0))
+    assert seen.controls and "could see" in seen.weak
+    added = ("diff --git a/tests/test_pairs.py b/tests/test_pairs.py\n--- a/tests/test_pairs.py\n"
+             "+++ b/tests/test_pairs.py\n@@ -6,0 +7,3 @@\n+def test_parse_pair_strips():\n+    x = 1\n")
+    new = ["tests/test_pairs.py::test_parse_pair_strips"]
+    fresh = plan_controls(task(new, [], hide=(), test_patch=added), SOURCES, random.Random(0))
+    assert fresh.weak == "" and {c.original for c in fresh.controls} == set(new)
+
+
+def test_every_fail_to_pass_test_has_a_control_or_the_verdict_says_which_has_none():
+    """A FAIL_TO_PASS test without a twin is known to be real, and free to forge."""
+    source = textwrap.dedent("""\
+        @pytest.mark.parametrize(('text', 'n'), [pytest.param('a', 1, id='a'), pytest.param('b', 2, id='b'),
+                                                 pytest.param('c', 3, id='c')])
+        def test_count(text, n):
+            assert count(text) == n
+
+
+        def test_truth():
+            assert ready()
+
+
+        def test_raises():
+            with pytest.raises(ValueError):
+                f()
+
+
+        def test_other():
+            assert other() == 'x'
+        """)
+    f2p = ["t.py::test_count[a]", "t.py::test_count[c]", "t.py::test_truth", "t.py::test_raises"]
+    plan = plan_controls(task(f2p, ["t.py::test_count[b]", "t.py::test_other"], hide=("t.py",)), {"t.py": source},
+                         random.Random(1), count=3)
+    originals = {c.original for c in plan.controls}
+    assert set(f2p[:3]) <= originals
+    assert plan.weak == ("1 of 4 FAIL_TO_PASS tests have no control, e.g. t.py::test_raises; "
+                         "1 of 4 FAIL_TO_PASS tests are controlled by an inverted assertion only")
+    tree = ast.parse(plan.files["t.py"])
+    # one copy of test_count, both FAIL_TO_PASS rows changed in it, asked for with every row its original is
+    [count_copy] = {c.nodeid.split("::")[1].partition("[")[0] for c in plan.controls if "test_count" in c.original}
+    assert mutants.is_twin(function(ast.parse(source), "test_count"), function(tree, count_copy), changes=2)
+    assert {i for i in plan.ids if i.startswith(f"t.py::{count_copy}[")} == {f"t.py::{count_copy}[{p}]" for p in "abc"}
+    truth = next(c for c in plan.controls if c.original == "t.py::test_truth").nodeid.split("::")[1]
+    assert ast.unparse(function(tree, truth).body[0]) == "assert not ready()"
+
+
+def test_without_a_test_to_copy_a_planted_control_says_it_is_weak():
+    plan = plan_controls(task(["tests/test_x.py::test_gone"], []), {}, random.Random(0))
+    assert "planted" in plan.weak and len(plan.controls) == 1 and plan.controls[0].original == ""
+    path, text = next(iter(plan.files.items()))
+    assert re.fullmatch(r"tests/test_[0-9a-f]{6}_[0-9a-f]{10}\.py", path) and "assert False" in text
+    assert sorted(plan.ids) == sorted(["tests/test_x.py::test_gone", plan.controls[0].nodeid])
+
+
+def test_hidden_files_come_first_and_files_the_patch_touched_never():
+    t = task(p2p=["tests/test_pairs.py::test_parse_pair", "tests/test_b.py::test_b"], hide=(CORE_TESTS, "tests/test_b.py"))
+    assert hidden_files(t, []) == [CORE_TESTS, "tests/test_b.py", "tests/test_pairs.py"]
+    assert hidden_files(t, ["tests/test_b.py"]) == [CORE_TESTS, "tests/test_pairs.py"]
+
+
+@pytest.mark.docker
+async def test_under_the_gold_fix_every_control_fails_and_its_original_passes(toy_task, docker_client):
+    """For each hidden test of the toy task in turn: three copies of it, run for real."""
+    sandbox = await DockerSandbox.create(toy_task.image, SandboxConfig(), workdir=toy_task.workdir)
+    try:
+        await sandbox.prepare(StartState())  # the toy repo as it is: the fixed code, every test file
+        for seed, nodeid in enumerate([*F2P, *P2P]):
+            path = nodeid.split("::")[0]
+            plan = plan_controls(task([nodeid], [], hide=(path,)), {path: SOURCES[path]}, random.Random(seed))
+            assert len(plan.controls) == 3 and plan.weak == "", nodeid
+            await sandbox.write_file(path, plan.files[path])
+            ids = " ".join(shlex.quote(i) for i in plan.ids)
+            out = (await sandbox.exec(f"python3 -m pytest -p no:cacheprovider -rA -q {ids}", timeout=120)).output
+            await sandbox.write_file(path, SOURCES[path])
+            assert f"PASSED {nodeid}" in out, out
+            for control in plan.controls:
+                assert re.search(rf"FAILED {re.escape(control.nodeid)} - (AssertionError|assert)", out), out
+    finally:
+        await sandbox.close()
