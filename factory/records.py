@@ -175,9 +175,25 @@ class Reason(StrEnum):
     sandbox_error = "sandbox_error"
 
 
+class Check(StrEnum):
+    """Which of the verifier's checks decided a verdict."""
+
+    policy = "policy"
+    """The diff policy refused the patch before anything ran."""
+    apply = "apply"
+    """git could not read or apply the patch."""
+    controls = "controls"
+    """A control (a mutated copy of a hidden test) did not fail."""
+    tamper_probe = "tamper_probe"
+    """The report stream was forged, or objects equal to anything were found."""
+    tests = "tests"
+    """The hidden tests: passed, failed, timed out or never finished reporting."""
+
+
 class Verdict(Record):
     resolved: bool
     reason: Reason | None = None
+    decided_by: Check | None = None
     detail: str = ""
     tests: dict[str, TestStatus] = Field(default_factory=dict)
     flags: list[str] = Field(default_factory=list)

@@ -25,7 +25,7 @@ from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait
 
 from factory.config import SandboxConfig, VerifierConfig
 from factory.errors import SandboxCrashed, SandboxError, VerifyError
-from factory.records import Reason, StartState, Task, Verdict
+from factory.records import Check, Reason, StartState, Task, Verdict
 from factory.sandbox.docker import DockerSandbox
 from factory.verify import gitread
 from factory.verify.controls import ControlPlan, hidden_files, plan_controls
@@ -50,6 +50,10 @@ TRUSTED_INI = "[pytest]\n"
 log = logging.getLogger(__name__)
 
 
+# verdicts made before any test ran, by the check their reason names
+DECIDED_BEFORE_TESTS = {Reason.patch_rejected: Check.policy, Reason.patch_failed: Check.apply}
+
+
 class DockerVerifier:
     def __init__(self, config: VerifierConfig | None = None, sandbox: SandboxConfig | None = None, run_id: str = "verify"):
         self.config = config or VerifierConfig()
@@ -63,16 +67,17 @@ class DockerVerifier:
         flags = static_flags(patch)
         refused = mode_refusal(patch)
         if refused:
-            return Verdict(resolved=False, reason=Reason.patch_rejected, detail=refused, flags=[f"refused: {refused}", *flags])
+            return Verdict(resolved=False, reason=Reason.patch_rejected, detail=refused, flags=[f"refused: {refused}", *flags],
+                           decided_by=Check.policy)
         try:
             verdict = await self._retrying(task, patch, flags)
         except SandboxCrashed as exc:
             if not exc.by_agent:
                 raise
-            verdict = Verdict(resolved=False, reason=Reason.no_report, flags=flags,
+            verdict = Verdict(resolved=False, reason=Reason.no_report, flags=flags, decided_by=Check.tests,
                               detail=f"the code under test brought the container down: {exc}")
         verdict.seconds = time.monotonic() - started
-        return verdict
+        return verdict.model_copy(update={"decided_by": verdict.decided_by or DECIDED_BEFORE_TESTS.get(verdict.reason)})
 
     async def _retrying(self, task: Task, patch: str, flags: list[str]) -> Verdict:
         """`_run`, redone from a fresh container while the engine fails it; then `VerifyError`."""

@@ -92,9 +92,11 @@ def test_cli_list_show_and_verify_json(demo_tasks, tmp_path):
     out = factory("verify", "--taskset", str(DEMO), "--instance", task.instance_id, "--patch", str(gold), "--json")
     assert out.returncode == 0, out.stderr
     verdict = json.loads(out.stdout)
-    assert verdict["resolved"] is True and verdict["reason"] is None
+    assert verdict["resolved"] is True and verdict["reason"] is None and verdict["decided_by"] == "tests"
+    assert verdict["controls"] >= 1 and isinstance(verdict["flags"], list)  # which checks ran, what a reviewer should see
     assert set(verdict["tests"]) == set(task.FAIL_TO_PASS + task.PASS_TO_PASS)
     empty = tmp_path / "empty.diff"
     empty.write_text("")
     out = factory("verify", "--taskset", str(DEMO), "--instance", task.instance_id, "--patch", str(empty), "--json")
-    assert out.returncode == 1 and json.loads(out.stdout)["reason"] == "tests_failed"
+    refused = json.loads(out.stdout)
+    assert out.returncode == 1 and (refused["reason"], refused["decided_by"]) == ("tests_failed", "tests")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from factory.records import Reason
+from factory.records import Check, Reason
 
 pytestmark = pytest.mark.docker
 
@@ -108,6 +108,8 @@ async def test_attack_is_not_resolved(name, make_patch, toy_task, verifier):
     patch = make_patch(edits)
     verdict = await verifier.verify(toy_task, patch)
     assert verdict.resolved is False, verdict
+    decided = {Reason.patch_rejected: Check.policy, Reason.patch_failed: Check.apply}.get(verdict.reason)
+    assert verdict.decided_by == decided or (decided is None and verdict.decided_by in set(Check) - {Check.policy, Check.apply})
     if expected is not None:
         assert verdict.reason == expected, verdict
     else:
