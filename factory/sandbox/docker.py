@@ -21,6 +21,7 @@ import shlex
 import tarfile
 import time
 import uuid
+from collections.abc import Generator, Mapping
 from pathlib import PurePosixPath
 
 from docker.models.containers import Container
@@ -47,6 +48,8 @@ log = logging.getLogger(__name__)
 # to it; the agent user itself gets no capabilities at all.
 CAPABILITIES = ["CHOWN", "DAC_OVERRIDE", "FOWNER", "KILL", "SETUID", "SETGID"]
 ENVIRONMENT = {"PYTHONDONTWRITEBYTECODE": "1"}
+START_PATCH = "/tmp/factory-start.patch"
+THEN = "factory-start-state-reached"
 DIFF_LIMIT = 256 * 2**20  # a diff is never cut: past this the attempt's diff is an error
 TIMEOUT_EXIT = 124  # coreutils `timeout`
 KILLED_EXIT = 137
@@ -71,7 +74,7 @@ fi
 mkdir -p /run && echo "$line" > "$READY.tmp" && mv "$READY.tmp" "$READY"
 exec sleep "$2"
 """.replace("$READY", READY)
-WAIT_READY = f"i=0; while [ ! -s {READY} ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i + 1)); done; cat {READY}"
+WAIT_READY = f"i=0; while [ ! -s {READY} ] && [ $i -lt 6000 ]; do sleep 0.01; i=$((i + 1)); done; cat {READY}"
 
 
 class DockerSandbox:
@@ -147,33 +150,44 @@ class DockerSandbox:
         sandbox.uid, sandbox.gid = int(ready[3]), int(ready[4])
         return sandbox
 
-    async def prepare(self, start: StartState) -> None:
+    async def prepare(self, start: StartState, *, files: Mapping[str, str] | None = None, then: str = "") -> str:
         """Bring the repo to the start state and commit it as the only commit.
 
         History is dropped, so the agent cannot read the fix out of earlier commits. The commit
         lives in the factory's own git dir, out of the agent's reach (`factory.sandbox.git`); the
         agent's `.git` is a copy of it, and its work is exactly the diff against this commit.
+
+        A caller with work to do at the start state saves round trips to the engine: `files`
+        (root's) go up with the start patch, and `then` (root shell, in the work tree) runs right
+        after the commit in the same exec. Returns what `then` printed.
         """
         w = shlex.quote(self.workdir)
         steps = [f"cd {w}"]
         if start.base_commit:  # the image's own history, before the agent has run anything
             steps.append(f"{git('.git', '.')} checkout -q -f {shlex.quote(start.base_commit)}")
         steps += init_git_dir()
+        uploads = dict(files or {})
         if start.bug_patch:
-            await self.write_file("/tmp/factory/start.patch", start.bug_patch, owner="root")
-            steps.append(f"{GIT} apply --whitespace=nowarn /tmp/factory/start.patch")
+            uploads[START_PATCH] = start.bug_patch
+            steps.append(f"{GIT} apply --whitespace=nowarn {START_PATCH}")
+        if uploads:
+            await self.write_files(uploads, owner="root")
         for path in start.hide_paths:
             steps.append(f"rm -rf -- {shlex.quote(path)}")
-        steps.append("rm -rf .git /tmp/factory")
+        steps.append(f"rm -rf .git {START_PATCH}")
         owner = None if self.user == "root" else f"{self.uid}:{self.gid}"
         if owner:  # before the commit: the index's stat cache then holds for the agent's files
             steps.append(f"chown -R {owner} {w}")
         steps += commit_start_state(self.workdir, owner)
-        result = await self.exec(" && ".join(steps), timeout=600, user="root")
-        commit = result.output.split()[-1:]
+        script = " && ".join(steps) + (f" && echo {THEN} && {{ {then}\n}}" if then else "")
+        result = await self.exec(script, timeout=600, user="root", output_limit=DIFF_LIMIT)
+        before, _, after = result.output.partition(f"\n{THEN}\n")
+        commit = before.split()[-1:]
         if result.exit_code != 0 or not commit or not COMMIT.fullmatch(commit[0]):
-            raise SandboxError(f"could not reach the start state in {self.workdir}: {result.output[-2000:]}")
+            raise SandboxError(f"could not reach the start state in {self.workdir} (or run what follows it): "
+                               f"{result.output[-2000:]}")
         self.start_commit = commit[0]
+        return after
 
     async def close(self) -> None:
         """Remove the container. Safe to call twice and from any path, cancellation included.
@@ -234,8 +248,8 @@ class DockerSandbox:
         started = time.monotonic()
         api = engine.client().api
         exec_id = await engine.call(api.exec_create, self.container.id, wrapped, user=user, workdir=workdir)
-        stream = await engine.call(api.exec_start, exec_id["Id"], stream=True, demux=False)
-        flooded = await engine.call(self._drain, stream, buffer, started + timeout + 10)
+        output = engine.exec_output(api, exec_id["Id"], timeout + 10)
+        flooded = await engine.call(self._drain, output, buffer, started + timeout + 10)
         info = await engine.call(api.exec_inspect, exec_id["Id"])
         exit_code = info.get("ExitCode")
         if flooded or info.get("Running"):
@@ -260,12 +274,12 @@ class DockerSandbox:
         )
 
     @staticmethod
-    def _drain(stream, buffer: OutputBuffer, deadline: float) -> bool:
-        """Read the stream into the buffer; True when output flooded past the hard cap."""
-        for chunk in stream:
+    def _drain(output: Generator[bytes, None, None], buffer: OutputBuffer, deadline: float) -> bool:
+        """Read the output into the buffer; True when it flooded past the hard cap."""
+        for chunk in output:
             buffer.add(chunk)
             if buffer.flooded or time.monotonic() > deadline:
-                stream.close()
+                output.close()
                 return True
         return False
 
@@ -283,7 +297,7 @@ class DockerSandbox:
         """Run a short trusted script as root: no timeout wrapper, no cleanup of leftovers."""
         api = engine.client().api
         exec_id = await engine.call(api.exec_create, self.container.id, ["sh", "-c", script], user="root")
-        return (await engine.call(api.exec_start, exec_id["Id"])).decode(errors="replace")
+        return b"".join(await engine.call(list, engine.exec_output(api, exec_id["Id"], 600))).decode(errors="replace")
 
     async def _kill_all(self) -> None:
         await self._raw(self._kill_leftovers("root"))
@@ -351,27 +365,34 @@ class DockerSandbox:
 
     async def write_file(self, path: str, data: bytes | str, *, owner: str | None = None) -> None:
         """Write a file (parents created), owned by the sandbox user unless `owner` is root."""
-        target = self._abs(path)
-        raw = data.encode() if isinstance(data, str) else data
+        await self.write_files({path: data}, owner=owner)
+
+    async def write_files(self, files: Mapping[str, bytes | str], *, owner: str | None = None) -> None:
+        """Write files (parents created) in one upload, owned by the sandbox user unless `owner` is root.
+
+        Root's files take one round trip: the engine makes missing parents itself (root's, 0755).
+        The user's take one more, an exec that makes their parents the user's first."""
+        targets = {self._abs(path): data.encode() if isinstance(data, str) else data for path, data in files.items()}
         uid, gid = (0, 0) if (owner or self.user) == "root" else (self.uid, self.gid)
-        parent = shlex.quote(str(target.parent))
-        made = await self.exec(f"mkdir -p {parent}" + (f" && chown {uid}:{gid} {parent}" if uid else ""),
-                               timeout=30, user="root", workdir="/")
-        if made.exit_code != 0:
-            raise SandboxError(f"could not create {target.parent}: {made.output[-300:]}")
+        if uid:
+            parents = " ".join(sorted({shlex.quote(str(t.parent)) for t in targets}))
+            made = await self.exec(f"mkdir -p {parents} && chown {uid}:{gid} {parents}", timeout=30, user="root", workdir="/")
+            if made.exit_code != 0:
+                raise SandboxError(f"could not create {parents}: {made.output[-300:]}")
         buf = io.BytesIO()
         with tarfile.open(fileobj=buf, mode="w") as tar:
-            info = tarfile.TarInfo(target.name)
-            info.size, info.mode, info.uid, info.gid, info.mtime = len(raw), 0o644, uid, gid, int(time.time())
-            tar.addfile(info, io.BytesIO(raw))
+            for target, raw in targets.items():
+                info = tarfile.TarInfo(str(target.relative_to("/")))
+                info.size, info.mode, info.uid, info.gid, info.mtime = len(raw), 0o644, uid, gid, int(time.time())
+                tar.addfile(info, io.BytesIO(raw))
         try:
-            written = await engine.call(self.container.put_archive, str(target.parent), buf.getvalue())
+            written = await engine.call(self.container.put_archive, "/", buf.getvalue())
         except EngineError as exc:
             if await self._alive():
                 raise
             raise await self._crashed() from exc
         if not written:
-            raise SandboxError(f"could not write {target}")
+            raise SandboxError(f"could not write {', '.join(map(str, targets))}")
 
     async def list_files(self, path: str = ".") -> list[str]:
         result = await self.exec(f"ls -1Ap -- {shlex.quote(str(self._abs(path)))}", timeout=30)

@@ -16,7 +16,8 @@ import functools
 import logging
 import os
 import socket
-from collections.abc import Callable
+import struct
+from collections.abc import Callable, Generator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
@@ -66,6 +67,32 @@ async def call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         raise EngineGone(f"Docker engine: {_explain(exc)}") from exc
     except (DockerException, OSError, urllib3.exceptions.HTTPError) as exc:  # requests' errors are OSErrors
         raise EngineError(f"Docker engine: {type(exc).__name__}: {_explain(exc)}") from exc
+
+
+def exec_output(api: docker.APIClient, exec_id: str, seconds: float) -> Generator[bytes, None, None]:
+    """Start an exec and yield its output (stdout and stderr, as they come) until it ends.
+
+    Read from the HTTP response's own buffered reader, not from the raw socket under it as
+    docker-py does: the engine's first bytes often arrive with the response's headers, land in
+    that buffer, and the raw socket never sees them. That is how a quick command's whole output
+    went missing under load (docker-py issue 2042). A read waits up to `seconds` (the client's
+    default would fail a command that is silent for two minutes, such as a long test run).
+    """
+    response = api._post_json(api._url("/exec/{0}/start", exec_id), headers={"Connection": "Upgrade", "Upgrade": "tcp"},
+                              data={"Tty": False, "Detach": False}, stream=True)
+    api._raise_for_status(response)
+    reader = response.raw._fp.fp  # http.client's buffered reader over the upgraded connection
+    reader.raw._sock.settimeout(seconds)
+    try:
+        while len(header := reader.read(8)) == 8:  # each frame: stream id, 3 zero bytes, length, then data
+            size = struct.unpack(">BxxxL", header)[1]
+            data = reader.read(size)
+            if data:
+                yield data
+            if len(data) < size:
+                return
+    finally:
+        response.close()
 
 
 def _explain(exc: Exception) -> str:
