@@ -160,3 +160,14 @@ async def test_a_stall_at_exit_costs_the_task_fitted_limit_not_the_flat_one(make
     assert config.timeout_for(validated.test_seconds) == 15
     verdict = await DockerVerifier(config).verify(validated, fix)
     assert (verdict.resolved, verdict.reason) == (False, Reason.timeout), verdict
+
+
+async def test_the_probe_decides_on_a_disguised_always_equal_object(make_patch, toy_task, verifier):
+    """Equal only to ints, and claiming to be `builtins.int`: the probe in the container names it."""
+    disguised = ("class Yes:\n    __module__ = 'builtins'\n    __qualname__ = 'int'\n\n"
+                 "    def __eq__(self, other):\n        return isinstance(other, int)\n\n    __hash__ = None\n\n\n")
+    patch = make_patch({CORE: CORE_TEXT.replace("def clamp", disguised + "def clamp")
+                        .replace("    if x < lo:\n", "    return Yes()\n    if x < lo:\n", 1)})
+    verdict = await verifier.verify(toy_task, patch)
+    assert (verdict.resolved, verdict.reason, verdict.decided_by) == (False, Reason.tampered, Check.tamper_probe)
+    assert "builtins.int.__eq__" in verdict.detail

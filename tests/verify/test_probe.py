@@ -1,0 +1,111 @@
+"""The reporting plugin's always-equal probe, run in a real pytest process on the host.
+
+Each case is a tiny repo: modules the "patch" touched, modules it did not, and a test that
+uses them. The probe must name every class whose equality says yes to an object made up on
+the spot, wherever the class says it lives and whatever it is equal to, and must name no
+honest class (dataclasses, `__dict__` comparisons, string-valued enums, stdlib helpers).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from factory.verify import verifier
+
+PLUGIN_DIR = Path(verifier.__file__).parent / "container"
+BOOT = (
+    "import json, sys; sys.path.insert(0, sys.argv[1]); import factory_pytest_plugin as p; "
+    "import pytest; sys.exit(pytest.main(json.load(open(sys.argv[2])), plugins=[p]))"
+)
+UNTOUCHED = {
+    "lib/records.py": "class Record:\n    def __init__(self, v):\n        self.v = v\n\n"
+                      "    def __eq__(self, other):\n        return isinstance(other, Record) and other.v == self.v\n",
+}
+
+
+def probe(tmp_path: Path, touched: dict[str, str], test_body: str = "    pass\n") -> list[str]:
+    """Run pytest with the plugin over a repo of `UNTOUCHED` and `touched` files; the probe's findings."""
+    for path, text in {**UNTOUCHED, **touched, "lib/__init__.py": "",
+                       "test_it.py": "import lib.records\nimport lib.patched\n\n\ndef test_it():\n" + test_body}.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text)
+    (tmp_path / "args.json").write_text(json.dumps(["-q", "-p", "no:cacheprovider", "--rootdir", str(tmp_path), "test_it.py"]))
+    read, write = os.pipe()
+    env = {**os.environ, "FACTORY_REPORT_FD": str(write), "FACTORY_TOUCHED": json.dumps(list(touched)),
+           "FACTORY_WORKDIR": str(tmp_path), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+    done = subprocess.run([sys.executable, "-c", BOOT, str(PLUGIN_DIR), str(tmp_path / "args.json")], cwd=tmp_path,
+                          env=env, pass_fds=(write,), capture_output=True, text=True, timeout=120)
+    os.close(write)
+    with os.fdopen(read, "rb") as fh:
+        records = [json.loads(line) for line in fh.read().splitlines()]
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert [r["kind"] for r in records][-1] == "done", records
+    return sorted({name for r in records for name in r.get("always_equal", [])})
+
+
+ALWAYS_EQUAL = {
+    "plain class": "class Anything:\n    def __eq__(self, other):\n        return True\n",
+    "equal only to strings": "class Text:\n    def __eq__(self, other):\n        return isinstance(other, str)\n",
+    "equal only to numbers": "class Num:\n    def __eq__(self, other):\n        return isinstance(other, (int, float))\n",
+    "says it lives in builtins": "class Anything:\n    __module__ = 'builtins'\n    __qualname__ = 'object'\n"
+                                "    __eq__ = lambda self, other: True\n",
+    "borrows mock.ANY's __eq__ and its name": (
+        "import unittest.mock as m\n"
+        "Anything = type('_ANY', (), {'__eq__': type(m.ANY).__eq__, '__module__': 'unittest.mock', '__hash__': None})\n"
+    ),
+    "patches a class in an untouched file": "import lib.records\nlib.records.Record.__eq__ = lambda self, other: True\n",
+    "puts a stdlib __eq__ on an untouched class": (
+        "import unittest.mock as m\nimport lib.records\nlib.records.Record.__eq__ = type(m.ANY).__eq__\n"
+    ),
+    "needs its __init__ state": (
+        "class Lazy:\n    def __new__(cls, flag):\n        self = object.__new__(cls)\n        self.flag = flag\n"
+        "        return self\n\n    def __eq__(self, other):\n        return self.flag\n\n\nKEPT = Lazy(True)\n"
+    ),
+    "str subclass whose __new__ needs an argument": (
+        "class Yes(str):\n    def __new__(cls, text):\n        return str.__new__(cls, text)\n\n"
+        "    def __eq__(self, other):\n        return isinstance(other, str)\n\n    __hash__ = str.__hash__\n"
+    ),
+    "static method": "class Anything:\n    __eq__ = staticmethod(lambda other: True)\n",
+}
+
+
+@pytest.mark.parametrize("case", list(ALWAYS_EQUAL))
+def test_the_probe_names_an_always_equal_class(tmp_path, case):
+    assert probe(tmp_path, {"lib/patched.py": ALWAYS_EQUAL[case]}), case
+
+
+def test_a_class_made_inside_the_function_under_test_is_seen_after_it_is_gone(tmp_path):
+    patched = "def make():\n    class Anything:\n        def __eq__(self, other):\n            return True\n    return Anything()\n"
+    found = probe(tmp_path, {"lib/patched.py": patched}, "    import gc\n    assert lib.patched.make() == 3\n    gc.collect()\n")
+    assert found == ["lib.patched.make.<locals>.Anything.__eq__"]
+
+
+HONEST = {
+    "dataclass": "import dataclasses\n\n\n@dataclasses.dataclass\nclass Point:\n    x: int = 0\n",
+    "compares __dict__": "class Bag:\n    def __eq__(self, other):\n        return self.__dict__ == getattr(other, '__dict__', None)\n",
+    "string-valued enum": (
+        "import enum\n\n\nclass Color(enum.Enum):\n    RED = 'red'\n\n"
+        "    def __eq__(self, other):\n        if isinstance(other, str):\n            return self.value == other\n"
+        "        return enum.Enum.__eq__(self, other)\n\n    __hash__ = enum.Enum.__hash__\n"
+    ),
+    "old-style __ne__": (
+        "class Old:\n    def __eq__(self, other):\n        if not isinstance(other, Old):\n            return NotImplemented\n"
+        "        return True\n\n    def __ne__(self, other):\n        return not self.__eq__(other)\n"
+    ),
+    "uses mock.ANY in a test helper": "from unittest import mock\n\n\ndef anything():\n    return mock.ANY\n",
+    "wraps an untouched class honestly": (
+        "import functools\nimport lib.records\n\n\n@functools.total_ordering\nclass Ranked(lib.records.Record):\n"
+        "    def __lt__(self, other):\n        return self.v < other.v\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(HONEST))
+def test_the_probe_names_no_honest_class(tmp_path, case):
+    assert probe(tmp_path, {"lib/patched.py": HONEST[case]}) == [], case
