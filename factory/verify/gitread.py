@@ -15,13 +15,13 @@ top-level names it imports and what its sys.path is.
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import shlex
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from factory.errors import SandboxError
 from factory.sandbox.docker import DockerSandbox
 from factory.sandbox.git import GIT
 from factory.verify.policy import Change
@@ -131,13 +131,13 @@ def parse_probe(output: str) -> Interpreter | None:
     return None
 
 
-async def list_patch(sandbox: DockerSandbox, patch: str) -> Listing:
-    """The listing of `patch` against the sandbox's repo, which must be at the start state."""
-    await sandbox.write_file(PATCH, patch, owner="root")
-    result = await sandbox.exec(listing_script(PATCH), timeout=300, user="root")
-    if result.exit_code != 0:
-        raise SandboxError(f"could not list the patch with git: {result.output[-1000:]}")
-    return parse_listing(await sandbox.read_file(f"{OUT}/all"))
+def printed_listing_script(patch: str = PATCH) -> str:
+    """Shell, run at the repo root at the start state: the listing of `patch`, printed base64."""
+    return f"{listing_script(patch)}; base64 {OUT}/all"
+
+
+def read_printed_listing(printed: str) -> Listing:
+    return parse_listing(base64.b64decode("".join(printed.split())))
 
 
 async def probe_interpreter(sandbox: DockerSandbox, test_cmd: str | None) -> Interpreter | None:
@@ -145,11 +145,4 @@ async def probe_interpreter(sandbox: DockerSandbox, test_cmd: str | None) -> Int
     try:
         return parse_probe(result.output) if result.exit_code == 0 else None
     except (ValueError, KeyError):
-        return None
-
-
-async def read_optional(sandbox: DockerSandbox, path: str) -> bytes | None:
-    try:
-        return await sandbox.read_file(path)
-    except (FileNotFoundError, IsADirectoryError):
         return None

@@ -13,24 +13,26 @@ code under test brought down itself (`SandboxCrashed.by_agent`) is held against 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import random
 import shlex
 import time
 from importlib import resources
-from pathlib import PurePosixPath
 
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
 
 from factory.config import SandboxConfig, VerifierConfig
 from factory.errors import SandboxCrashed, SandboxError, VerifyError
 from factory.records import Check, Reason, StartState, Task, Verdict
-from factory.sandbox.docker import DockerSandbox
+from factory.sandbox.docker import DIFF_LIMIT, DockerSandbox
+from factory.sandbox.printed import print_files, printed_files
 from factory.verify import gitread
 from factory.verify.controls import ControlPlan, hidden_files, plan_controls
 from factory.verify.flags import static_flags
 from factory.verify.grading import TestRun, grade
+from factory.verify.hiding import OUTSIDE, ImageFiles, hide_originals, outside_command
 from factory.verify.packaging import packaging_refusal
 from factory.verify.policy import (
     FALLBACK_IMPORTABLE,
@@ -47,6 +49,11 @@ TRUSTED = "/opt/factory-verify"  # the runner and the plugin: root's, readable b
 PRIVATE = "/root/factory-verify"  # the job, the setup script, the report: root only
 TEST_UID = 1000
 TRUSTED_INI = "[pytest]\n"
+TEST_PATCH = "/tmp/factory-tests.patch"
+AGENT_PATCH_FAILED, TEST_PATCH_FAILED = 3, 4
+"""Exit codes of the apply script (`_apply`)."""
+REPORT = "factory-verify-report"
+APPLY_ERRORS = "/tmp/factory-apply.err"
 log = logging.getLogger(__name__)
 
 
@@ -57,10 +64,14 @@ DECIDED_BEFORE_TESTS = {Reason.patch_rejected: Check.policy, Reason.patch_failed
 class DockerVerifier:
     def __init__(self, config: VerifierConfig | None = None, sandbox: SandboxConfig | None = None, run_id: str = "verify"):
         self.config = config or VerifierConfig()
-        self.sandbox_config = (sandbox or SandboxConfig()).model_copy(update={"network": "none"})
+        # root: nothing in a verification runs as the agent (the tests run as TEST_UID), so no agent
+        # user is made and the repo is not handed over to one
+        self.sandbox_config = (sandbox or SandboxConfig()).model_copy(update={"network": "none", "user": "root"})
         self.run_id = run_id
         self._interpreters: dict[tuple[str, str | None], gitread.Interpreter] = {}
         """What each image's test interpreter imports (image, test_cmd): asked once, in its first verification."""
+        self._outside: dict[str, ImageFiles] = {}
+        """Each image's files outside the repo that `_setup_script` looks at (by image id)."""
 
     async def verify(self, task: Task, patch: str) -> Verdict:
         started = time.monotonic()
@@ -104,39 +115,67 @@ class DockerVerifier:
             attempt_id=f"verify-{task.instance_id}"[:60], memory=self.config.memory,
         )
         try:
-            # the start state with the hidden tests in place: nothing is hidden at verification
-            await sandbox.prepare(StartState(bug_patch=task.start.bug_patch, base_commit=task.start.base_commit))
-            judged = await self._apply_agent_patch(sandbox, task, patch, flags)
+            # the start state with the hidden tests in place (nothing is hidden at verification),
+            # and git's listing of the patch against it, in one round trip
+            uploads = {gitread.PATCH: patch} if patch.strip() else {}
+            if task.test_patch:
+                uploads[TEST_PATCH] = task.test_patch
+            printed = await sandbox.prepare(StartState(bug_patch=task.start.bug_patch, base_commit=task.start.base_commit),
+                                            files=uploads, then=gitread.printed_listing_script() if patch.strip() else "")
+            listing = gitread.read_printed_listing(printed) if patch.strip() else gitread.Listing()
+            judged = await self._judge(sandbox, task, listing, flags)
             if isinstance(judged, Verdict):
                 return judged
-            flags = [*judged.flags, *flags]
-            if task.test_patch and not await self._apply(sandbox, task.test_patch, "hidden tests"):
-                raise VerifyError(f"task {task.instance_id}: its hidden tests do not apply to its start state")
-            report = await self._run_tests(sandbox, task, [p for c in judged.kept for p in c.paths])
+            touched = [p for c in judged.kept for p in c.paths]
+            applied = await self._apply(sandbox, task, judged, touched)
+            if isinstance(applied, Verdict):
+                return applied.model_copy(update={"flags": [*applied.flags, *judged.flags, *flags]})
+            report = await self._run_tests(sandbox, task, touched, applied)
         finally:
             await sandbox.close()
-        return grade(task, report, flags)
+        return grade(task, report, [*judged.flags, *flags])
 
-    async def _apply_agent_patch(self, sandbox: DockerSandbox, task: Task, patch: str, flags: list[str]) -> Decision | Verdict:
-        """The policy's judgement of what git reads in the patch, applied as judged (the sections it
-        leaves out left out by git); a Verdict when git cannot read it, it is refused or it does not apply."""
-        listing = await gitread.list_patch(sandbox, patch) if patch.strip() else gitread.Listing()
+    async def _judge(self, sandbox: DockerSandbox, task: Task, listing: gitread.Listing, flags: list[str]) -> Decision | Verdict:
+        """The policy's judgement of what git reads in the patch; a Verdict when git cannot read it or it is refused."""
         if listing.error:
             return Verdict(resolved=False, reason=Reason.patch_failed, flags=flags,
                            detail=f"git cannot read the agent patch: {listing.error}")
         decision = apply_policy(listing.changes, await self._facts(sandbox, task, listing))
-        flags = [*decision.flags, *flags]
         if decision.rejected:
-            return Verdict(resolved=False, reason=Reason.patch_rejected, detail=decision.rejected, flags=flags)
-        packaging = {path: await gitread.read_optional(sandbox, path) for path in decision.packaging_files}
-        if decision.kept and not await self._apply(sandbox, patch, "agent", decision.excluded):
-            return Verdict(resolved=False, reason=Reason.patch_failed, detail="agent patch does not apply", flags=flags)
-        for path, before in packaging.items():
-            refused = packaging_refusal(path, before, await gitread.read_optional(sandbox, path))
-            if refused:
-                return Verdict(resolved=False, reason=Reason.patch_rejected, detail=refused,
-                               flags=[f"refused: {refused}", *flags])
+            return Verdict(resolved=False, reason=Reason.patch_rejected, detail=decision.rejected,
+                           flags=[*decision.flags, *flags])
         return decision
+
+    async def _apply(self, sandbox: DockerSandbox, task: Task, decision: Decision, touched: list[str]) -> Verdict | dict[str, str]:
+        """In one exec: the agent patch applied as judged (the very bytes git listed, the sections the
+        policy left out left out by git), its packaging files read before and after, the hidden
+        tests applied, and the hidden test files read for the controls. Their text, or a Verdict."""
+        packaging, hidden = decision.packaging_files, hidden_files(task, touched)
+        script = [print_files(packaging, "before")]
+        if decision.kept:
+            script.append(_or_exit(gitread.apply_command(gitread.PATCH, decision.excluded), AGENT_PATCH_FAILED))
+        script.append(print_files(packaging, "after"))
+        if task.test_patch:
+            script.append(_or_exit(gitread.apply_command(TEST_PATCH), TEST_PATCH_FAILED))
+        script.append(print_files(hidden, "hidden"))
+        result = await sandbox.exec("\n".join(script), timeout=300, user="root", output_limit=DIFF_LIMIT)
+        if result.exit_code == AGENT_PATCH_FAILED:
+            return Verdict(resolved=False, reason=Reason.patch_failed, detail="agent patch does not apply")
+        if result.exit_code == TEST_PATCH_FAILED:
+            raise VerifyError(f"task {task.instance_id}: its hidden tests do not apply to its start state")
+        if result.exit_code != 0 or result.truncated_bytes:
+            raise SandboxError(f"could not apply and read the patches: {result.output[-1000:]}")
+        before, after = (printed_files(result.output, when, packaging) for when in ("before", "after"))
+        for path in packaging:
+            refused = packaging_refusal(path, before[path], after[path])
+            if refused:
+                return Verdict(resolved=False, reason=Reason.patch_rejected, detail=refused, flags=[f"refused: {refused}"])
+        sources = {}
+        for path, data in printed_files(result.output, "hidden", hidden).items():
+            if data is not None:
+                with contextlib.suppress(UnicodeDecodeError):  # not text: no controls in it
+                    sources[path] = data.decode()
+        return sources
 
     async def _facts(self, sandbox: DockerSandbox, task: Task, listing: gitread.Listing) -> RepoFacts:
         key = (task.image, task.test_cmd)
@@ -150,80 +189,69 @@ class DockerVerifier:
         dirs = module_dirs(listing.files, interpreter.sys_path, task.workdir, tests)
         return RepoFacts(listing.files, listing.links, interpreter.importable, dirs)
 
-    async def _apply(self, sandbox: DockerSandbox, diff: str, name: str, exclude: list[str] | None = None) -> bool:
-        path = f"/tmp/factory-{name.replace(' ', '-')}.patch"
-        await sandbox.write_file(path, diff, owner="root")
-        result = await sandbox.exec(gitread.apply_command(path, exclude or []), timeout=120, user="root")
-        return result.exit_code == 0
-
-    async def _run_tests(self, sandbox: DockerSandbox, task: Task, touched: list[str]) -> TestRun:
-        plan = await self._plant_controls(sandbox, task, touched)
+    async def _run_tests(self, sandbox: DockerSandbox, task: Task, touched: list[str], sources: dict[str, str]) -> TestRun:
+        """Plant controls in the hidden test files (`sources`: as they are now, the patches
+        applied), upload everything the run needs at once, run, and read the report back."""
+        plan = plan_controls(task, sources, random.SystemRandom())
         package = resources.files("factory.verify") / "container"
-        for name in ("runner.py", "factory_pytest_plugin.py"):
-            await sandbox.write_file(f"{TRUSTED}/{name}", package.joinpath(name).read_text(), owner="root")
-        await sandbox.write_file(f"{TRUSTED}/pytest.ini", TRUSTED_INI, owner="root")
         limit = self.config.timeout_for(task.test_seconds)  # a stall costs about a minute, not a quarter hour
         job = {
             "workdir": task.workdir, "uid": TEST_UID, "timeout": limit, "ids": plan.ids,
             "touched": [p for p in touched if p.endswith(".py")], "ini": f"{TRUSTED}/pytest.ini",
             "report": f"{PRIVATE}/report.json", "log": f"{PRIVATE}/pytest.log",
         }
-        await sandbox.write_file(f"{PRIVATE}/job.json", json.dumps(job), owner="root")
-        await sandbox.write_file(f"{PRIVATE}/setup.sh", _setup_script(task.workdir, plan), owner="root")
+        outside = await self._image_files(sandbox, task)
+        await sandbox.write_files({  # one upload: every write is a round trip to the engine
+            **plan.files,
+            **{f"{PRIVATE}/original-{i}": sources[path] for i, path in enumerate(plan.files) if path in sources},
+            **{f"{TRUSTED}/{name}": package.joinpath(name).read_text() for name in ("runner.py", "factory_pytest_plugin.py")},
+            f"{TRUSTED}/pytest.ini": TRUSTED_INI,
+            f"{PRIVATE}/job.json": json.dumps(job),
+            f"{PRIVATE}/setup.sh": _setup_script(task.workdir, plan, outside),
+        }, owner="root")
         prefix = f"{task.test_cmd}; " if task.test_cmd else ""
-        # this command line stays readable in /proc while the tests run: it names no test
-        command = f"sh {PRIVATE}/setup.sh && {{ {prefix}exec python3 -I -S {TRUSTED}/runner.py {PRIVATE}/job.json; }}"
-        result = await sandbox.exec(command, timeout=limit + 120, user="root")
+        # this command line stays readable in /proc while the tests run: it names no test. The
+        # report comes back after a marker line, in root's output (JSON escapes every newline in it)
+        command = (f"sh {PRIVATE}/setup.sh && {{ {prefix}python3 -I -S {TRUSTED}/runner.py {PRIVATE}/job.json; }}; "
+                   f"echo; echo {REPORT}; cat {job['report']}")
+        result = await sandbox.exec(command, timeout=limit + 120, user="root", output_limit=DIFF_LIMIT)
+        before, marked, printed = result.output.partition(f"\n{REPORT}\n")
         try:
-            report = json.loads(await sandbox.read_file(job["report"]))
-        except (FileNotFoundError, json.JSONDecodeError):
-            return TestRun(timed_out=result.timed_out, runner_failed=result.output[-2000:],
-                           controls=plan.controls, weak=plan.weak)
+            report = json.loads(printed) if marked and not result.truncated_bytes else None
+        except json.JSONDecodeError:
+            report = None
+        if not isinstance(report, dict):
+            return TestRun(timed_out=result.timed_out, runner_failed=before[-2000:], controls=plan.controls, weak=plan.weak)
         return TestRun.from_report(report, plan)
 
-    async def _plant_controls(self, sandbox: DockerSandbox, task: Task, touched: list[str]) -> ControlPlan:
-        """Copy hidden tests into controls, in the files as they are now (the agent's patch and
-        the test patch applied); the originals go to the private folder for `_setup_script`."""
-        sources: dict[str, str] = {}
-        for path in hidden_files(task, touched):
-            try:
-                sources[path] = (await sandbox.read_file(path)).decode()
-            except (FileNotFoundError, IsADirectoryError, UnicodeDecodeError):
-                continue
-        plan = plan_controls(task, sources, random.SystemRandom())
-        for i, (path, text) in enumerate(plan.files.items()):
-            if path in sources:
-                await sandbox.write_file(f"{PRIVATE}/original-{i}", sources[path], owner="root")
-            await sandbox.write_file(path, text, owner="root")
-        return plan
+    async def _image_files(self, sandbox: DockerSandbox, task: Task) -> ImageFiles:
+        """Python files and git object stores of the image outside the repo: the same in every
+        container of the image (a patch changes only the repo), so found once per image."""
+        key = str(sandbox.container.attrs.get("Image") or task.image)
+        if key not in self._outside:
+            listed = await sandbox.exec(outside_command(task.workdir), timeout=600, user="root")
+            if listed.exit_code != 0:
+                raise SandboxError(f"could not list the files of {task.image}: {listed.output[-500:]}")
+            self._outside[key] = ImageFiles.parse(await sandbox.read_file(OUTSIDE))
+        return self._outside[key]
 
 
-def _setup_script(workdir: str, plan: ControlPlan) -> str:
-    """Root-only shell run before the tests. Nothing the test user can read may show the test
-    files as they were before the controls went in: patches left in /tmp, pytest's cache of node
-    ids, bytecode, copies of the files elsewhere (build folders, site-packages), and git: every
-    object store on the disk (the repo's `.git`, the factory's own) becomes root-only."""
+def _setup_script(workdir: str, plan: ControlPlan, outside: ImageFiles) -> str:
+    """Root-only shell run before the tests: nothing the test user can read shows the test files
+    as they were before the controls went in (`hiding`), and the code under test may read the
+    repo but change nothing in it, tests included."""
     w = shlex.quote(workdir)
-    names = " -o ".join(f"-name {shlex.quote(PurePosixPath(p).name)}" for p in plan.files) or "-false"
     lines = [
-        "set -e", f"cd {w}",
-        "find /tmp -maxdepth 1 -name 'factory*' -exec rm -rf {} +",
-        "find . -name .pytest_cache -prune -exec rm -rf {} +",
-        *(f"rm -f {shlex.quote(str(PurePosixPath(p).parent / '__pycache__'))}/{shlex.quote(PurePosixPath(p).stem)}.*.pyc "
-          f"{shlex.quote(str(PurePosixPath(p).with_suffix('.pyc')))}" for p in plan.files),
-        f"find / -xdev \\( -type d -name objects -prune -o -type f \\( {names} \\) \\) -print 2>/dev/null "
-        f"> {PRIVATE}/found || true",
-        "while IFS= read -r f; do",
-        '  case "$f" in',
-        '    */objects) if [ -f "$f/../HEAD" ]; then chmod -R go-rwx "$f/.."; fi ;;',
-        f'    *) for o in {PRIVATE}/original-*; do if cmp -s "$f" "$o"; then chmod go-rwx "$f"; fi; done ;;',
-        "  esac",
-        f"done < {PRIVATE}/found",
-        # the code under test may read the repo but change nothing in it, tests included
+        "set -e", f"cd {w}", *hide_originals(workdir, plan.files, PRIVATE, outside),
         f"chown -R root:root {w} {TRUSTED}", f"chmod -R go-w {w} {TRUSTED}",
         f"chmod 700 /root {PRIVATE}", f"chmod 600 {PRIVATE}/*",
     ]
     return "\n".join(lines) + "\n"
+
+
+def _or_exit(command: str, code: int) -> str:
+    """`command`, its errors kept off the output (files are printed there) unless it fails."""
+    return f"{command} 2> {APPLY_ERRORS} || {{ cat {APPLY_ERRORS}; exit {code}; }}"
 
 
 def _infrastructure(exc: BaseException) -> bool:
