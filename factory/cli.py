@@ -286,11 +286,12 @@ def build(
     )
     base = pipeline.path.parent if pipeline.path else Path.cwd()
     tasks = load_tasks(pipeline.tasks.model_copy(update={"skip_invalid": False}), base=base).tasks
-    warehouse = Warehouse(store.warehouse_path)
-    try:
-        summary = build_run(pipeline, store, store.attempts(), tasks, warehouse, settings)
-    finally:
-        warehouse.close()
+    with store.locked():  # a live run writes the same warehouse and dataset
+        warehouse = Warehouse(store.warehouse_path)
+        try:
+            summary = build_run(pipeline, store, store.attempts(), tasks, warehouse, settings)
+        finally:
+            warehouse.close()
     console.print(escape(summary.format()))
 
 
@@ -312,7 +313,8 @@ def push(
         raise UsageError("no --repo-id given and the pipeline has no output.hub_repo_id")
     if not (store.dataset_dir / "README.md").exists():
         raise UsageError(f"run {store.run_id} has no dataset yet; run `factory build {run_}` first")
-    result = push_dataset(store.dataset_dir, repo, private=private, revision=revision)
+    with store.locked():  # not while a run or a build rewrites the dataset
+        result = push_dataset(store.dataset_dir, repo, private=private, revision=revision)
     console.print(escape(str(result)))
 
 

@@ -17,6 +17,7 @@ from factory.config import Pipeline, parse_pipeline, teacher_label
 from factory.errors import UsageError
 from factory.output import BuildSettings, BuildSummary, CardMeta, build_dataset, render_hooks
 from factory.progress import Progress
+from factory.protocols import Teacher
 from factory.records import Attempt, Task
 from factory.render import build_renderer
 from factory.runs import RunStore, new_run_id, write_atomic
@@ -39,27 +40,60 @@ class RunOutcome:
 
 
 def load_run_tasks(pipeline: Pipeline) -> tuple[list[Task], int]:
-    base = pipeline.path.parent if pipeline.path else Path.cwd()
-    report = load_tasks(pipeline.tasks, base=base)
+    """The pipeline's tasks (and how many were skipped), their local images built."""
+    tasks, skipped = _load(pipeline)
+    _ensure_images(pipeline, tasks)
+    return tasks, skipped
+
+
+def _load(pipeline: Pipeline) -> tuple[list[Task], int]:
+    report = load_tasks(pipeline.tasks, base=_base(pipeline))
     if not report.tasks:
         raise UsageError(f"no tasks to run from {pipeline.tasks.source} ({len(report.skipped)} skipped)")
-    ensure_local_images(base / pipeline.tasks.source, report.tasks)  # built here, never pulled
     return report.tasks, len(report.skipped)
+
+
+def _ensure_images(pipeline: Pipeline, tasks: list[Task]) -> None:
+    ensure_local_images(_base(pipeline) / pipeline.tasks.source, tasks)  # built here, never pulled
+
+
+def _base(pipeline: Pipeline) -> Path:
+    return pipeline.path.parent if pipeline.path else Path.cwd()
 
 
 async def run_pipeline(
     pipeline: Pipeline, *, run_id: str | None, progress: Progress, command: str | None = None
 ) -> RunOutcome:
-    out_root = pipeline.resolve(pipeline.output.dir)
-    store = RunStore(out_root / (run_id or new_run_id(pipeline.name)))
-    text = pipeline.path.read_text() if pipeline.path else ""
-    store.start(text, command or shlex.join(["factory", *sys.argv[1:]]), str(pipeline.path))
-    tasks, skipped = load_run_tasks(pipeline)
+    """The run, held by this process from start to end (`RunStore.locked`); bad input fails
+    before its folder exists, and a run that fails later is marked `failed` with the reason."""
+    tasks, skipped = _load(pipeline)
+    teachers = {teacher_label(t): build_teacher(t) for t in pipeline.teachers}  # a missing key fails here
+    store = RunStore(pipeline.resolve(pipeline.output.dir) / (run_id or new_run_id(pipeline.name)))
+    try:
+        with store.locked():
+            text = pipeline.path.read_text() if pipeline.path else ""
+            store.start(text, command or shlex.join(["factory", *sys.argv[1:]]), str(pipeline.path))
+            try:
+                outcome = await _run_held(pipeline, store, text, tasks, skipped, teachers, progress)
+            except Exception as exc:
+                store.save_meta({**store.meta(), "status": "failed", "error": f"{type(exc).__name__}: {exc}"[:1000]})
+                raise
+            store.save_meta({**store.meta(), "status": outcome.result.stopped or "finished"})
+            return outcome
+    finally:
+        for teacher in teachers.values():
+            close = getattr(teacher, "aclose", None)
+            if close is not None:
+                await close()
+
+
+async def _run_held(pipeline: Pipeline, store: RunStore, text: str, tasks: list[Task], skipped: int,
+                    teachers: dict[str, Teacher], progress: Progress) -> RunOutcome:
+    _ensure_images(pipeline, tasks)
     reaped = reap_run(store.run_id)
     if reaped:
         progress.note(f"removed {reaped} container(s) left by an earlier, crashed process of this run")
 
-    teachers = {teacher_label(t): build_teacher(t) for t in pipeline.teachers}
     paid = {teacher_label(t) for t in pipeline.teachers if t.kind != "scripted"}
     warehouse = Warehouse(pipeline.resolve(pipeline.warehouse.path) if pipeline.warehouse.path else store.warehouse_path)
     warehouse.start_run(store.run_id, pipeline.name, text, store.meta()["command"])
@@ -77,14 +111,7 @@ async def run_pipeline(
         if result.stopped != "interrupted":
             build = build_run(pipeline, store, result.attempts, tasks, warehouse)
     finally:
-        for teacher in teachers.values():
-            close = getattr(teacher, "aclose", None)
-            if close is not None:
-                await close()
         warehouse.close()
-    meta = store.meta()
-    meta["status"] = result.stopped or "finished"
-    store.save_meta(meta)
     return RunOutcome(store, result, build, skipped)
 
 

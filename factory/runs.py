@@ -7,6 +7,12 @@
         attempts/<task>/<teacher>/<index>.turns.jsonl teacher turns of an unfinished attempt
         warehouse.duckdb       every attempt, verdict and filter decision (derived, re-synced)
         dataset/               the built dataset and its card
+        run.lock               held (flock) by the one process that runs or builds the run
+
+A run folder has one writer at a time: `locked()` takes an exclusive `flock` on run.lock for
+as long as the process works on the run, and the kernel lets go of it when the process ends,
+however it ends, so a lock is never stale. A second `factory run` (or `factory build`/`push`)
+on a held run exits 2 naming the holder, before it touches anything.
 
 An attempt exists only once its JSON file does: a kill -9 at any moment leaves either the
 whole file or none, so a resumed run redoes exactly the attempts that were in flight.
@@ -14,9 +20,13 @@ whole file or none, so a resumed run redoes exactly the attempts that were in fl
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
+import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -57,6 +67,31 @@ class RunStore:
             if (folder / "run.json").exists():
                 return cls(folder.resolve())
         raise UsageError(f"no run {run!r}: give a run folder (holding run.json) or a run id under ./runs")
+
+    @contextmanager
+    def locked(self) -> Iterator[None]:
+        """Hold the run folder (made if missing) for this process; UsageError when another holds it."""
+        path = self.folder / "run.lock"
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise UsageError(f"cannot write in the run folder {self.folder}: {exc.strerror}; "
+                             "choose another output.dir or fix its permissions") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 4096, 0).decode(errors="replace").strip() or "another process"
+            os.close(fd)
+            raise UsageError(f"run {self.run_id} is in use by {holder}; wait for it to end, "
+                             "or give another --run-id") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"pid {os.getpid()} on {socket.gethostname()} since {datetime.now(UTC):%Y-%m-%d %H:%M:%S} UTC"
+                  .encode(), 0)
+        try:
+            yield
+        finally:
+            os.close(fd)  # the lock goes with the descriptor
 
     @property
     def attempts_dir(self) -> Path:

@@ -1,0 +1,96 @@
+"""One process per run, and bad input that costs no run id (real `factory` processes).
+
+A second `factory run` on a live run id used to reap the first one's containers and sample
+the same units again (paid twice, attempt files damaged); `factory build` and `push` on a
+live run were second writers of its warehouse and dataset. A malformed task line or a
+missing API key, found after the run folder existed, left a run marked `running`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+
+from factory.errors import UsageError
+from factory.runs import RunStore
+from tests.test_run import ROOT, factory, outcomes, pipeline_file
+
+HOLD = ("import sys, time; from pathlib import Path; from factory.runs import RunStore; "
+        "lock = RunStore(Path(sys.argv[1])).locked(); lock.__enter__(); print('held', flush=True); time.sleep(600)")
+
+
+def hold(folder) -> subprocess.Popen:
+    """Another live process that holds the run (as a running `factory run` does)."""
+    holder = subprocess.Popen([sys.executable, "-c", HOLD, str(folder)], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline().strip() == "held"
+    return holder
+
+
+@pytest.mark.docker
+def test_a_held_run_refuses_a_second_process_and_a_dead_holder_lets_go(tmp_path):
+    pipeline = pipeline_file(tmp_path, tasks=1, attempts=1)
+    first = factory("run", str(pipeline), "--run-id", "r1", "--quiet")
+    assert first.wait(timeout=600) == 0, first.stderr.read()
+    store = RunStore(tmp_path / "runs" / "r1")
+    before = outcomes(store)
+
+    holder = hold(store.folder)
+    try:
+        for args in (["run", str(pipeline), "--run-id", "r1", "--quiet"], ["build", str(store.folder)],
+                     ["push", str(store.folder), "--repo-id", "org/name"]):
+            second = factory(*args)
+            assert second.wait(timeout=120) == 2, args
+            error = second.stderr.read()
+            assert f"run r1 is in use by pid {holder.pid}" in error, error
+            assert len(error.strip().splitlines()) == 1, error
+    finally:
+        holder.send_signal(signal.SIGKILL)
+        holder.wait()
+
+    again = factory("run", str(pipeline), "--run-id", "r1", "--quiet")  # the kernel dropped the dead holder's lock
+    assert again.wait(timeout=600) == 0, again.stderr.read()
+    assert outcomes(store) == before
+    assert json.loads((store.folder / "run.json").read_text())["status"] == "finished"
+
+
+def test_the_lock_is_one_holder_at_a_time_in_one_process_too(tmp_path):
+    store = RunStore(tmp_path / "r")
+    with store.locked(), pytest.raises(UsageError, match=f"pid {os.getpid()}"), RunStore(tmp_path / "r").locked():
+        pass
+    with store.locked():  # released on leaving
+        pass
+
+
+@pytest.mark.parametrize("breakage", ["malformed task line", "missing API key"])
+def test_bad_input_fails_before_the_run_folder_exists(tmp_path, breakage):
+    extra = ""
+    if breakage == "malformed task line":
+        tasks = tmp_path / "tasks.jsonl"
+        tasks.write_text('{"instance_id": "x", "repo": \n')
+        source = str(tasks)
+    else:
+        source = str(ROOT / "pipelines/tasksets/demo")
+        extra = "  - kind: anthropic\n    model: claude-sonnet-4-5\n    api_key_env: FACTORY_TEST_NO_SUCH_KEY\n"
+    pipeline = tmp_path / "p.yaml"
+    pipeline.write_text(f"name: t\ntasks:\n  source: {source}\n  limit: 1\nteachers:\n{extra}"
+                        f"  - kind: scripted\n    model: scripted-x\noutput:\n  dir: {tmp_path / 'runs'}\n")
+    run = factory("run", str(pipeline), "--run-id", "r1", "--quiet")
+    assert run.wait(timeout=120) == 2
+    error = run.stderr.read()
+    assert len(error.strip().splitlines()) == 1, error
+    assert not (tmp_path / "runs" / "r1").exists()
+
+
+@pytest.mark.docker
+def test_a_run_that_fails_after_it_started_says_so_in_run_json(tmp_path):
+    pipeline = pipeline_file(tmp_path, tasks=1, attempts=1, extra="warehouse:\n  path: /proc/no-such-dir/w.duckdb\n")
+    run = factory("run", str(pipeline), "--run-id", "r1", "--quiet")
+    assert run.wait(timeout=300) != 0
+    meta = json.loads((tmp_path / "runs" / "r1" / "run.json").read_text())
+    assert meta["status"] == "failed"
+    assert "no-such-dir" in meta["error"]
