@@ -53,6 +53,8 @@ def run(
     max_cost: Annotated[float | None, typer.Option(help="Stop launching at this many USD.")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Validate the pipeline and print the plan.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display.")] = False,
+    allow_changes: Annotated[bool, typer.Option(
+        "--allow-changes", help="Resume even though settings or the task selection differ (recorded in run.json).")] = False,
 ) -> None:
     """Run (or resume) a pipeline: sample, verify, filter, render, write the dataset."""
     import asyncio
@@ -68,7 +70,7 @@ def run(
     from factory.progress import make_progress
     from factory.run import run_pipeline
 
-    outcome = asyncio.run(run_pipeline(config, run_id=run_id, progress=make_progress(quiet)))
+    outcome = asyncio.run(run_pipeline(config, run_id=run_id, progress=make_progress(quiet), allow_changes=allow_changes))
     print_summary(outcome)
     if outcome.result.stopped == "interrupted":
         raise typer.Exit(130)

@@ -20,7 +20,7 @@ from factory.progress import Progress
 from factory.protocols import Teacher
 from factory.records import Attempt, Task
 from factory.render import build_renderer
-from factory.runs import RunStore, new_run_id, write_atomic
+from factory.runs import RunStore, identity, new_run_id, write_atomic
 from factory.sandbox import reap_run
 from factory.sandbox.images import ensure_local_images
 from factory.sandbox.pool import SandboxPool
@@ -62,7 +62,8 @@ def _base(pipeline: Pipeline) -> Path:
 
 
 async def run_pipeline(
-    pipeline: Pipeline, *, run_id: str | None, progress: Progress, command: str | None = None
+    pipeline: Pipeline, *, run_id: str | None, progress: Progress, command: str | None = None,
+    allow_changes: bool = False,
 ) -> RunOutcome:
     """The run, held by this process from start to end (`RunStore.locked`); bad input fails
     before its folder exists, and a run that fails later is marked `failed` with the reason."""
@@ -72,7 +73,10 @@ async def run_pipeline(
     try:
         with store.locked():
             text = pipeline.path.read_text() if pipeline.path else ""
-            store.start(text, command or shlex.join(["factory", *sys.argv[1:]]), str(pipeline.path))
+            store.start(text, command or shlex.join(["factory", *sys.argv[1:]]), str(pipeline.path),
+                        # the budget only says when to stop launching: a resume may raise it
+                        identity(pipeline.model_dump(mode="json", exclude={"budget"}), [t.instance_id for t in tasks]),
+                        allow_changes)
             try:
                 outcome = await _run_held(pipeline, store, text, tasks, skipped, teachers, progress)
             except Exception as exc:

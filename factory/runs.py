@@ -21,6 +21,7 @@ whole file or none, so a resumed run redoes exactly the attempts that were in fl
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import json
 import os
 import re
@@ -48,6 +49,34 @@ def write_atomic(path: Path, text: str) -> None:
         fh.flush()
         os.fsync(fh.fileno())
     os.replace(tmp, path)
+
+
+def identity(settings: dict[str, Any], selection: list[str]) -> dict[str, str]:
+    """What a run is: each resolved setting (dotted path -> a digest of its value, so run.json
+    keeps no value that came from the environment) and the selected task ids."""
+    flat: dict[str, str] = {}
+
+    def walk(path: str, value: Any) -> None:
+        if isinstance(value, dict) and value:
+            for key, item in value.items():
+                walk(f"{path}.{key}" if path else str(key), item)
+        elif isinstance(value, list) and value:
+            for i, item in enumerate(value):
+                walk(f"{path}[{i}]", item)
+        else:
+            flat[path] = _digest(json.dumps(value, sort_keys=True))
+
+    walk("", settings)
+    flat["the task selection"] = _digest("\n".join(selection))
+    return flat
+
+
+def differences(before: dict[str, str], now: dict[str, str]) -> list[str]:
+    return sorted(key for key in before.keys() | now.keys() if before.get(key) != now.get(key))
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def new_run_id(pipeline_name: str) -> str:
@@ -113,23 +142,35 @@ class RunStore:
 
     # ------------------------------------------------------------------ run metadata
 
-    def start(self, pipeline_text: str, command: str, pipeline_path: str) -> dict[str, Any]:
-        """Create the run, or load it when resuming; a resumed run must use the same pipeline."""
+    def start(self, pipeline_text: str, command: str, pipeline_path: str, identity: dict[str, str] | None = None,
+              allow_changes: bool = False) -> dict[str, Any]:
+        """Create the run, or load it when resuming. A resume must match what the run started with:
+        the pipeline's text and its `identity` (`identity()`: every resolved setting and the task
+        selection); with `allow_changes` a difference is taken on and recorded in run.json."""
         meta_path = self.folder / "run.json"
+        identity = identity or {}
         if meta_path.exists():
-            saved = (self.folder / "pipeline.yaml").read_text()
-            if saved != pipeline_text:
-                raise UsageError(
-                    f"run {self.run_id} was started with a different pipeline ({self.folder / 'pipeline.yaml'}); "
-                    "resume it with that file or start a new run id"
-                )
             meta = json.loads(meta_path.read_text())
+            differs = differences(meta.get("identity", identity), identity)
+            if (self.folder / "pipeline.yaml").read_text() != pipeline_text:
+                differs.insert(0, "the pipeline's text")
+            if differs and not allow_changes:
+                raise UsageError(
+                    f"run {self.run_id} was started with other settings ({', '.join(differs[:8])}"
+                    f"{', ...' if len(differs) > 8 else ''} differ); resume it with the same pipeline, environment "
+                    "and options, start a new run id, or give --allow-changes (recorded in run.json)"
+                )
+            if differs:
+                meta.setdefault("changes", []).append(
+                    {"at": datetime.now(UTC).isoformat(), "command": command, "changed": differs})
+                write_atomic(self.folder / "pipeline.yaml", pipeline_text)
             meta["resumed"] = meta.get("resumed", 0) + 1
         else:
             self.folder.mkdir(parents=True, exist_ok=True)
             write_atomic(self.folder / "pipeline.yaml", pipeline_text)
             meta = {"run_id": self.run_id, "pipeline": pipeline_path, "command": command,
                     "started_at": datetime.now(UTC).isoformat(), "resumed": 0}
+        meta["identity"] = identity
         meta["status"] = "running"
         self.save_meta(meta)
         return meta

@@ -94,3 +94,28 @@ def test_a_run_that_fails_after_it_started_says_so_in_run_json(tmp_path):
     meta = json.loads((tmp_path / "runs" / "r1" / "run.json").read_text())
     assert meta["status"] == "failed"
     assert "no-such-dir" in meta["error"]
+
+
+@pytest.mark.docker
+def test_a_resume_with_other_resolved_settings_is_refused_unless_allowed(tmp_path):
+    pipeline = pipeline_file(tmp_path, tasks=1, attempts=1)
+    pipeline.write_text(pipeline.read_text().replace("seed: 3", "seed: ${TSEED:-0}"))
+    env = {**os.environ, "TSEED": "1"}
+    first = factory("run", str(pipeline), "--run-id", "r1", "--quiet", env=env)
+    assert first.wait(timeout=600) == 0, first.stderr.read()
+    store = RunStore(tmp_path / "runs" / "r1")
+    before = outcomes(store)
+
+    for change, args in ((("TSEED", "2"), ()), (None, ("--limit", "2"))):
+        resumed = factory("run", str(pipeline), "--run-id", "r1", "--quiet", *args,
+                          env={**env, **dict([change])} if change else env)
+        assert resumed.wait(timeout=120) == 2
+        error = resumed.stderr.read()
+        assert ("teachers[0].seed" if change else "tasks.limit, the task selection") in error, error
+        assert outcomes(store) == before
+
+    allowed = factory("run", str(pipeline), "--run-id", "r1", "--quiet", "--limit", "2", "--allow-changes", env=env)
+    assert allowed.wait(timeout=600) == 0, allowed.stderr.read()
+    meta = json.loads((store.folder / "run.json").read_text())
+    assert meta["changes"][-1]["changed"] == ["tasks.limit", "the task selection"]
+    assert len(outcomes(store)) == 2 and set(before) < set(outcomes(store))
