@@ -31,13 +31,20 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from factory.errors import UsageError
 from factory.records import Attempt, AttemptKey
 
 
 def _safe(name: str) -> str:
+    """A run id made safe as a folder name (new runs only)."""
     return re.sub(r"[^A-Za-z0-9._-]", "_", name)
+
+
+def _path_part(name: str) -> str:
+    """A task id or teacher label as one path part, one-to-one: `a/b` and `a_b` stay apart."""
+    return quote(name, safe="") if name not in (".", "..") else quote(name.replace(".", "%2E"), safe="%")
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -87,6 +94,9 @@ class RunStore:
     def __init__(self, folder: Path):
         self.folder = folder
         self.run_id = folder.name
+        """The id the run started with (its attempts carry it), which a renamed or copied folder keeps."""
+        if (folder / "run.json").exists():
+            self.run_id = json.loads((folder / "run.json").read_text()).get("run_id", folder.name)
 
     @classmethod
     def find(cls, run: str, output_dirs: list[Path] | None = None) -> RunStore:
@@ -135,7 +145,7 @@ class RunStore:
         return self.folder / "dataset"
 
     def attempt_path(self, key: AttemptKey) -> Path:
-        return self.attempts_dir / _safe(key.instance_id) / _safe(key.teacher) / f"{key.index}.json"
+        return self.attempts_dir / _path_part(key.instance_id) / _path_part(key.teacher) / f"{key.index}.json"
 
     def journal_path(self, key: AttemptKey) -> Path:
         return self.attempt_path(key).with_suffix(".turns.jsonl")
