@@ -170,8 +170,13 @@ def tasks_validate(
     jobs: Annotated[int, typer.Option(help="Tasks checked at once.")] = 2,
     repeat: Annotated[int, typer.Option(help="Run the gold check K times; differing results mark a task flaky.")] = 1,
     timeout: Annotated[float, typer.Option(help="Seconds the tests of one check may run.")] = 300,
+    out: Annotated[Path | None, typer.Option(
+        help="Write the results to this file instead of factory's cache (runs read only the cache).")] = None,
 ) -> None:
-    """Gold fix must resolve each task and the empty patch must not; exit 1 if any task is broken."""
+    """Gold fix must resolve each task and the empty patch must not; exit 1 if any task is broken.
+
+    Results go to factory's cache (~/.cache/factory/validation, or under $XDG_CACHE_HOME), one
+    file per source, where runs look for them; nothing is written into the task source's folder."""
     import asyncio
 
     from rich.table import Table
@@ -189,10 +194,18 @@ def tasks_validate(
     for c in checks:
         table.add_row(c.instance_id, c.status, c.why)
     console.print(table)
-    out = results_path(taskset)
-    write_results(out, checks)
+    where = out or results_path(taskset)
+    try:
+        write_results(where, checks)
+    except OSError as exc:
+        raise UsageError(f"cannot write the results to {where} ({exc.strerror}); choose a file with --out "
+                         "or a writable cache with XDG_CACHE_HOME") from exc
     bad = [c for c in checks if c.status != "valid"]
-    console.print(f"{len(checks) - len(bad)} valid, {len(bad)} broken, flaky or not checked (infra_error); results in {out}")
+    console.print(f"{len(checks) - len(bad)} valid, {len(bad)} broken, flaky or not checked (infra_error); "
+                  f"results in {where}", markup=False, highlight=False, soft_wrap=True)
+    if out:
+        console.print(f"runs look for the results of {taskset} in {results_path(taskset)}, not in {out}",
+                      markup=False, highlight=False, soft_wrap=True)
     if bad:
         raise typer.Exit(1)
 

@@ -62,23 +62,25 @@ def _hub_rows(name: str, split: str, streaming: bool) -> Iterator[tuple[str, dic
         yield f"{name}[{split}] row {number}", dict(row)
 
 
+def local_path(source: str, base: Path | None = None) -> Path | None:
+    """The source as a local folder or task file, or None when it names a Hugging Face dataset."""
+    path = Path(source) if base is None else (base / source)
+    return path if path.is_dir() or path.suffix in (".jsonl", ".json", ".parquet") else None
+
+
 def rows(source: str, *, base: Path | None = None, split: str = "train", streaming: bool = False):
     """(where, row) pairs from any source the loaders accept."""
-    path = Path(source) if base is None else (base / source)
+    path = local_path(source, base)
+    if path is None:
+        return _hub_rows(source, split, streaming)
     if path.is_dir():
         tasks_file = path / TASKS_FILE
         if not tasks_file.exists():
             raise UsageError(f"{path} is a folder without {TASKS_FILE}; a task set folder needs one")
         return _jsonl_rows(tasks_file)
-    if path.suffix == ".jsonl" or path.suffix == ".json":
-        if not path.exists():
-            raise UsageError(f"task file {path} does not exist")
-        return _jsonl_rows(path)
-    if path.suffix == ".parquet":
-        if not path.exists():
-            raise UsageError(f"task file {path} does not exist")
-        return _parquet_rows(path)
-    return _hub_rows(source, split, streaming)
+    if not path.exists():
+        raise UsageError(f"task file {path} does not exist")
+    return _parquet_rows(path) if path.suffix == ".parquet" else _jsonl_rows(path)
 
 
 def load_tasks(config: TasksConfig, *, base: Path | None = None) -> LoadReport:
@@ -87,9 +89,8 @@ def load_tasks(config: TasksConfig, *, base: Path | None = None) -> LoadReport:
 
     report = LoadReport()
     seen: set[str] = set()
-    where_validated = str(base / config.source if base else config.source)
-    invalid = invalid_ids(where_validated) if config.skip_invalid else {}
-    seconds = measured_seconds(where_validated)
+    invalid = invalid_ids(config.source, base) if config.skip_invalid else {}
+    seconds = measured_seconds(config.source, base)
     for where, row in rows(config.source, base=base, split=config.split, streaming=config.streaming):
         if not _selected(row, config):
             continue

@@ -2,19 +2,24 @@
 
 A teacher's dollar spent on a broken task is wasted, so a task set is checked before use.
 With `repeat` > 1 the gold check runs several times and tasks whose results differ are
-marked flaky. Results are written next to the task source so runs can skip bad tasks.
+marked flaky. Results live in factory's cache, one file per task source (`results_path`),
+so runs can skip bad tasks without factory ever writing into the source's folder.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
+import os
+import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from factory.errors import VerifyError
+from factory.errors import UsageError, VerifyError
 from factory.protocols import Verifier
 from factory.records import Task, Verdict
+from factory.tasks.sources import local_path
 
 
 @dataclass
@@ -28,14 +33,35 @@ class TaskCheck:
     """The slowest verification of the gold fix: the basis of the task's verification timeout."""
 
 
-def results_path(source: str) -> Path:
-    """Where validation results of a source live: beside it for local sources."""
-    path = Path(source)
-    if path.is_dir():
-        return path / "validation.json"
-    if path.suffix in (".jsonl", ".json", ".parquet"):
-        return path.with_suffix(".validation.json")
-    return Path.cwd() / f"{source.replace('/', '__')}.validation.json"
+def cache_dir() -> Path:
+    """Factory's folder for validation results: `$XDG_CACHE_HOME/factory/validation`, by default
+    `~/.cache/factory/validation` (a relative XDG_CACHE_HOME is ignored, as the XDG spec says)."""
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    return (Path(xdg) if os.path.isabs(xdg) else Path.home() / ".cache") / "factory" / "validation"
+
+
+def results_path(source: str, base: Path | None = None) -> Path:
+    """The one place the validation results of a task source live, for the writer and every reader.
+
+    A file in `cache_dir()` named by a readable stem and a digest of the resolved path (or the
+    Hub id), so two sources never share a file and however a path is spelled it finds the same one.
+    `base` is the folder a relative source is read from (a pipeline's), as in `load_tasks`."""
+    local = local_path(source, base)
+    if local is None:
+        key, stem = f"hub:{source}", source.replace("/", "__")
+    else:
+        resolved = local.resolve()
+        key, stem = str(resolved), resolved.name if resolved.is_dir() else resolved.stem
+    readable = re.sub(r"[^\w.-]+", "_", stem) or "tasks"
+    return cache_dir() / f"{readable}-{hashlib.sha256(key.encode()).hexdigest()[:16]}.json"
+
+
+def _legacy_path(source: str, base: Path | None) -> Path | None:
+    """Where versions before the cache wrote results of a local source (beside it): read, never written."""
+    local = local_path(source, base)
+    if local is None:
+        return None
+    return local / "validation.json" if local.is_dir() else local.with_suffix(".validation.json")
 
 
 def _describe(v: Verdict) -> str:
@@ -74,20 +100,33 @@ async def validate(verifier: Verifier, tasks: list[Task], *, jobs: int = 2, repe
 
 
 def write_results(path: Path, checks: list[TaskCheck]) -> None:
-    path.write_text(json.dumps({c.instance_id: asdict(c) for c in checks}, indent=1, sort_keys=True) + "\n")
+    """Write results whole or not at all: a reader never sees half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    try:
+        partial.write_text(json.dumps({c.instance_id: asdict(c) for c in checks}, indent=1, sort_keys=True) + "\n")
+        partial.replace(path)
+    finally:
+        partial.unlink(missing_ok=True)
 
 
-def _results(source: str) -> dict[str, dict]:
-    path = results_path(source)
-    return json.loads(path.read_text()) if path.exists() else {}
+def read_results(source: str, base: Path | None = None) -> dict[str, dict]:
+    """The last validation of `source` per instance id ({} if it was never validated)."""
+    for path in (results_path(source, base), _legacy_path(source, base)):
+        if path is not None and path.is_file():
+            try:
+                return json.loads(path.read_text())
+            except json.JSONDecodeError as exc:
+                raise UsageError(f"{path}: not valid JSON ({exc.msg}); delete it and validate again") from None
+    return {}
 
 
-def measured_seconds(source: str) -> dict[str, float]:
+def measured_seconds(source: str, base: Path | None = None) -> dict[str, float]:
     """Seconds the gold fix took to verify, per valid task of the last validation of `source`."""
-    return {iid: c["seconds"] for iid, c in _results(source).items() if c["status"] == "valid" and c.get("seconds")}
+    return {iid: c["seconds"] for iid, c in read_results(source, base).items() if c["status"] == "valid" and c.get("seconds")}
 
 
-def invalid_ids(source: str) -> dict[str, str]:
+def invalid_ids(source: str, base: Path | None = None) -> dict[str, str]:
     """Ids that the last validation of `source` marked broken or flaky, with why (an infrastructure
     error says nothing about the task, so it does not count)."""
-    return {iid: f"{c['status']}: {c['why']}" for iid, c in _results(source).items() if c["status"] in ("broken", "flaky")}
+    return {iid: f"{c['status']}: {c['why']}" for iid, c in read_results(source, base).items() if c["status"] in ("broken", "flaky")}

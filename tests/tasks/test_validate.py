@@ -13,6 +13,8 @@ from factory.config import SandboxConfig
 from factory.sandbox import DockerSandbox
 from factory.sandbox.images import ensure_images
 from factory.tasks import load_taskset
+from factory.tasks.validate import read_results, results_path
+from tests.readonly import listing, read_only
 
 pytestmark = pytest.mark.docker
 ROOT = Path(__file__).parents[2]
@@ -30,19 +32,25 @@ def demo_tasks(docker_client):
     return tasks
 
 
+@pytest.fixture(autouse=True)
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # the CLI's subprocess inherits it
+
+
 def test_every_demo_task_validates_in_real_containers(demo_tasks, tmp_path):
-    # a copy of the task file keeps validation.json out of the source tree
-    copy = tmp_path / "demo.jsonl"
-    copy.write_text((DEMO / "tasks.jsonl").read_text())
-    out = factory("tasks", "validate", str(copy), "--jobs", "2")
-    assert out.returncode == 0, out.stdout + out.stderr
-    assert f"{len(demo_tasks)} valid, 0 broken" in out.stdout
-    results = json.loads((tmp_path / "demo.validation.json").read_text())
-    assert {r["status"] for r in results.values()} == {"valid"} and len(results) == len(demo_tasks)
-    # the measured time travels with the tasks: it sets each one's verification timeout
-    assert all(r["seconds"] > 0 for r in results.values())
-    loaded = load_taskset(str(copy)).tasks
-    assert {t.instance_id: t.test_seconds for t in loaded} == {i: r["seconds"] for i, r in results.items()}
+    # the demo folder itself, read-only: results go to the cache, nothing into the folder
+    before = listing(DEMO)
+    with read_only(DEMO, tmp_path / "demo") as folder:
+        out = factory("tasks", "validate", str(folder), "--jobs", "2")
+        assert out.returncode == 0, out.stdout + out.stderr
+        assert f"{len(demo_tasks)} valid, 0 broken" in out.stdout
+        assert listing(DEMO) == before
+        results = json.loads(results_path(str(folder)).read_text())
+        assert {r["status"] for r in results.values()} == {"valid"} and len(results) == len(demo_tasks)
+        # the measured time travels with the tasks: it sets each one's verification timeout
+        assert all(r["seconds"] > 0 for r in results.values())
+        loaded = load_taskset(str(folder)).tasks
+        assert {t.instance_id: t.test_seconds for t in loaded} == {i: r["seconds"] for i, r in results.items()}
 
 
 def test_broken_tasks_are_reported_with_the_reason_and_then_skipped(demo_tasks, tmp_path):
@@ -55,7 +63,8 @@ def test_broken_tasks_are_reported_with_the_reason_and_then_skipped(demo_tasks, 
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     out = factory("tasks", "validate", str(path))
     assert out.returncode == 1
-    results = json.loads((tmp_path / "broken.validation.json").read_text())
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["broken.jsonl", "cache"]  # nothing beside the file
+    results = read_results(str(path))
     first, second = results[rows[0]["instance_id"]], results[rows[1]["instance_id"]]
     assert first["status"] == "broken" and "gold fix does not resolve" in first["why"] and "missing" in first["why"] or "tests" in first["why"]
     assert second["status"] == "broken" and "empty patch resolves" in second["why"]
