@@ -16,7 +16,7 @@ from rich.markup import escape
 
 from factory import __version__
 from factory.config import Pipeline, load_pipeline, teacher_label
-from factory.errors import FactoryError, UsageError
+from factory.errors import FactoryError, StorageError, UsageError
 
 app = typer.Typer(
     name="factory",
@@ -59,11 +59,10 @@ def run(
     """Run (or resume) a pipeline: sample, verify, filter, render, write the dataset."""
     import asyncio
 
-    config = load_pipeline(pipeline)
-    if limit is not None:
-        config.tasks.limit = limit
-    if max_cost is not None:
-        config.budget.max_cost_usd = max_cost
+    from factory.config import Override
+
+    given = [Override("--limit", "tasks.limit", limit), Override("--max-cost", "budget.max_cost_usd", max_cost)]
+    config = load_pipeline(pipeline, [o for o in given if o.value is not None])  # validated as the YAML is
     if dry_run:
         print_plan(config, run_id)
         return
@@ -83,11 +82,19 @@ def print_summary(outcome) -> None:
         why = {"budget": "the budget was reached", "interrupted": "interrupted; rerun with --run-id to resume"}
         console.print(f"  stopped early: {why.get(r.stopped, r.stopped)}")
     unknown = f" (+{r.unknown_cost} attempt(s) of unknown cost)" if r.unknown_cost else ""
+    if r.possibly_billed:  # apart from the recorded cost: a bound, not a bill (docs/run.md)
+        up_to = f"up to ${r.possibly_billed_usd:.2f} " if r.possibly_billed > r.possibly_billed_unpriced else ""
+        unpriced = f", {r.possibly_billed_unpriced} of unknown price" if r.possibly_billed_unpriced else ""
+        unknown += (f" (+ {up_to}possibly billed by {r.possibly_billed} request(s) cut off in flight: "
+                    f"killed, cancelled or timed out{unpriced})")
     console.print(f"  cost          ${r.spent_usd:.2f}{unknown}")
     if outcome.build is not None:
         console.print(f"  funnel        {escape(outcome.build.chain.format_funnel())}")
         console.print(f"  dataset       {outcome.build.out_dir} ({outcome.build.rows} rows; card {outcome.build.card.name})")
     console.print(f"  warehouse     {store.warehouse_path}  (factory query funnel --db {store.warehouse_path})")
+    if outcome.warehouse_behind:
+        console.print(f"                {escape(outcome.warehouse_behind)}; a resume or `factory build` "
+                      "records them from the attempt files")
     console.print(f"  attempts      {store.attempts_dir}")
 
 
@@ -288,10 +295,9 @@ def build(
 ) -> None:
     """Re-filter and re-write a finished run's dataset with other settings; no new attempts."""
     from factory.output import BuildSettings
-    from factory.run import build_run, pipeline_of
+    from factory.run import build_run, open_warehouse, pipeline_of
     from factory.runs import RunStore
     from factory.tasks import load_tasks
-    from factory.warehouse import Warehouse
 
     store = RunStore.find(run_)
     pipeline = pipeline_of(store)
@@ -302,9 +308,11 @@ def build(
     base = pipeline.path.parent if pipeline.path else Path.cwd()
     tasks = load_tasks(pipeline.tasks.model_copy(update={"skip_invalid": False}), base=base).tasks
     with store.locked():  # a live run writes the same warehouse and dataset
-        warehouse = Warehouse(store.warehouse_path)
+        warehouse = open_warehouse(pipeline, store, tasks)
         try:
-            summary = build_run(pipeline, store, store.attempts(), tasks, warehouse, settings)
+            attempts = store.attempts()
+            warehouse.resync(attempts)  # what a reader kept out of the run's warehouse comes in now
+            summary = build_run(pipeline, store, attempts, tasks, warehouse, settings)
         finally:
             warehouse.close()
     console.print(escape(summary.format()))
@@ -349,9 +357,28 @@ def print_plan(config: Pipeline, run_id: str | None) -> None:
     a, sb = config.agent, config.sandbox
     console.print(f"  agent limits  {a.max_turns} turns, {a.max_tokens} tokens, {a.max_wall_seconds:.0f} s per attempt")
     console.print(f"  sandboxes     network={sb.network} memory={sb.memory} cpus={sb.cpus} max_live={sb.max_live}")
-    budget = f"${config.budget.max_cost_usd:.2f}" if config.budget.max_cost_usd else "none"
-    console.print(f"  budget        {budget}")
+    budget = config.budget.max_cost_usd
+    console.print(f"  budget        {'none' if budget is None else _usd(budget)}")
+    if budget is not None:
+        console.print(f"  per attempt   {_ceilings(config)}")
     console.print(f"  output        {config.resolve(config.output.dir)}")
+
+
+def _usd(value: float) -> str:
+    """Dollars as given: to the cent, or every digit when cents would hide some."""
+    from decimal import Decimal
+
+    return f"${value:.2f}" if round(value, 2) == value else f"${Decimal(repr(value)):f}"
+
+
+def _ceilings(config: Pipeline) -> str:
+    """What the budget reserves for one attempt in flight, before any has finished."""
+    from factory.scheduler import first_ceiling
+
+    if config.agent.max_cost_usd is not None:
+        return f"at most {_usd(config.agent.max_cost_usd)} (agent.max_cost_usd)"
+    each = ", ".join(f"{teacher_label(t)} ${first_ceiling(t, config.agent) or 0.0:.2f}" for t in config.teachers)
+    return f"at most {each} until one finishes, then the dearest seen"
 
 
 def entrypoint() -> None:
@@ -363,6 +390,12 @@ def entrypoint() -> None:
         sys.exit(2)
     except FactoryError as exc:
         err_console.print(f"factory: {exc}", markup=False, highlight=False, soft_wrap=True)
+        sys.exit(1)
+    except OSError as exc:  # a write that no stage translated (the dataset, build.json): still one line
+        if exc.errno not in StorageError.HINTS:
+            raise
+        err_console.print(f"factory: {StorageError.writing(exc.filename or 'a file', exc)}", markup=False,
+                          highlight=False, soft_wrap=True)
         sys.exit(1)
 
 

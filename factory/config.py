@@ -5,22 +5,28 @@
 
 Unknown keys are errors everywhere. `${VAR}` and `${VAR:-default}` in string values are
 read from the environment; values that came from the environment are never printed.
+Command-line values (`Override`) are put into the YAML's data before validation, so they are
+checked by the same rules; an error in one names its option.
 """
 
 from __future__ import annotations
 
 import os
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic_core import PydanticCustomError
 
 from factory.agent.config import AgentConfig
-from factory.errors import ConfigError
+from factory.errors import ConfigError, UsageError
 from factory.filters import FiltersConfig
 from factory.teachers import config_union, kinds
+from factory.teachers.prices import price_of
 
 TeacherConfig = config_union()
 """One teacher: the union of every registered kind's own config (`anthropic`, `openai`, `scripted`)."""
@@ -139,8 +145,9 @@ class WarehouseConfig(Section):
 
 
 class BudgetConfig(Section):
-    max_cost_usd: float | None = Field(default=None, gt=0)
-    """Stop launching attempts when spent plus in-flight estimate reaches this."""
+    max_cost_usd: float | None = Field(default=None, gt=0, allow_inf_nan=False)
+    """USD for the whole run: an attempt starts only while the cost spent plus the ceilings of
+    the attempts in flight, its own included, stay within it (docs/run.md, "Budget")."""
 
 
 class Pipeline(Section):
@@ -165,23 +172,53 @@ class Pipeline(Section):
         base = self.path.parent if self.path else Path.cwd()
         return (base / relative).resolve()
 
+    @model_validator(mode="after")
+    def _budget_needs_prices(self) -> Pipeline:
+        """A budget cannot hold over a teacher whose cost is unknown."""
+        if self.budget.max_cost_usd is None:
+            return self
+        for index, teacher in enumerate(self.teachers):
+            if price_of(teacher) is None:
+                raise PydanticCustomError(
+                    UNPRICED,
+                    f"teacher {teacher_label(teacher)!r} has no known price for model {teacher.model!r}, and a "
+                    "budget needs one: give the teacher `price:` (input, output, cache_read, cache_write in USD "
+                    "per million tokens), or run without a budget",
+                    {"teacher": index},
+                )
+        return self
+
+
+UNPRICED = "unpriced_teacher"
+
+
+@dataclass(frozen=True)
+class Override:
+    """A command-line value for one field of the pipeline, e.g. `--limit` for `tasks.limit`."""
+
+    option: str
+    field: str
+    """Dotted path of the field it sets."""
+    value: Any
+
 
 # ------------------------------------------------------------------------------ loading
 
 _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
 
-def load_pipeline(path: str | Path) -> Pipeline:
-    """Read and validate a pipeline YAML; every problem is a `ConfigError` with file:line:col."""
+def load_pipeline(path: str | Path, overrides: Sequence[Override] = ()) -> Pipeline:
+    """Read and validate a pipeline YAML; every problem is a `ConfigError` with file:line:col,
+    or a `UsageError` that names the option when an override is at fault."""
     path = Path(path)
     try:
         text = path.read_text()
     except OSError as exc:
         raise ConfigError(str(path), None, None, "", f"cannot read: {exc.strerror}") from exc
-    return parse_pipeline(text, str(path))
+    return parse_pipeline(text, str(path), overrides)
 
 
-def parse_pipeline(text: str, filename: str = "<pipeline>") -> Pipeline:
+def parse_pipeline(text: str, filename: str = "<pipeline>", overrides: Sequence[Override] = ()) -> Pipeline:
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
         data = yaml.safe_load(text)
@@ -193,10 +230,12 @@ def parse_pipeline(text: str, filename: str = "<pipeline>") -> Pipeline:
     if not isinstance(data, dict):
         raise ConfigError(filename, 1, 1, "", "a pipeline is a YAML mapping (name:, tasks:, teachers:, ...)")
     data = _interpolate(data, root, filename, ())
+    for override in overrides:
+        _put(data, override.field.split("."), override.value)
     try:
         pipeline = Pipeline.model_validate(data)
     except ValidationError as exc:
-        raise _config_error(exc, root, filename) from None
+        raise _config_error(exc, root, filename, overrides) from None
     if filename != "<pipeline>":
         pipeline.path = Path(filename).resolve()
     return pipeline
@@ -225,8 +264,18 @@ def _interpolate(value: Any, root: yaml.Node, filename: str, loc: tuple[Any, ...
     return _ENV_REF.sub(lookup, value)
 
 
-def _config_error(exc: ValidationError, root: yaml.Node, filename: str) -> ConfigError:
-    """The first validation error, placed on the YAML node it is about."""
+def _put(data: dict[str, Any], path: list[str], value: Any) -> None:
+    for part in path[:-1]:
+        data = data.setdefault(part, {})
+        if not isinstance(data, dict):  # the YAML's own value is wrong: validation says so
+            return
+    data[path[-1]] = value
+
+
+def _config_error(
+    exc: ValidationError, root: yaml.Node, filename: str, overrides: Sequence[Override] = ()
+) -> UsageError:
+    """The first validation error, placed on the YAML node (or the option) it is about."""
     err = exc.errors(include_url=False, include_input=False)[0]
     raw = err["loc"]
     # drop union tags pydantic puts in the path (`teachers.1.openai.model` -> `teachers[1].model`)
@@ -243,6 +292,11 @@ def _config_error(exc: ValidationError, root: yaml.Node, filename: str) -> Confi
     elif err["type"] == "extra_forbidden":
         kind = next((p for p in raw if isinstance(p, str) and p in kinds()), None)
         message = f"unknown key (valid keys: {', '.join(_valid_keys(loc, kind))})"
+    elif err["type"] == UNPRICED:
+        loc = ("teachers", err["ctx"]["teacher"], "model")
+    given = next((o for o in overrides if o.field == _dotted(loc)), None)
+    if given is not None:
+        return UsageError(f"{given.option} {given.value}: {message}")
     line, col = _position(root, loc, at_key=err["type"] == "extra_forbidden")
     return ConfigError(filename, line, col, _dotted(loc), message)
 

@@ -10,10 +10,13 @@
     │       └── EngineGone  the container or image asked for is not there (404)
     ├── TeacherError        the model API failed after retries (infrastructure)
     │   └── TeacherFatal    never retried: 400/401/403/404, context length
-    └── VerifyError         the verifier itself could not run (infrastructure)
+    ├── VerifyError         the verifier itself could not run (infrastructure)
+    └── StorageError        a run's file could not be written (disk full, read-only, permission)
 """
 
 from __future__ import annotations
+
+import errno
 
 
 class FactoryError(Exception):
@@ -70,3 +73,17 @@ class TeacherFatal(TeacherError):
 
 class VerifyError(FactoryError):
     """The verifier could not run at all (not: the patch failed)."""
+
+
+class StorageError(FactoryError):
+    """A run's file could not be written: the run stops launching and ends with exit code 1;
+    the message names the file and what to free or fix."""
+
+    HINTS = {errno.ENOSPC: "free some space", errno.EDQUOT: "free some space or raise the quota",
+             errno.EROFS: "make it writable", errno.EACCES: "fix its permissions", errno.EPERM: "fix its permissions"}
+    """What to do about each errno that means "cannot write here"."""
+
+    @classmethod
+    def writing(cls, path: object, exc: OSError, *, then: str = "") -> StorageError:
+        hint = cls.HINTS.get(exc.errno or 0, "fix it")
+        return cls(f"cannot write {path}: {exc.strerror or exc}; {hint}{', then ' + then if then else ''}")

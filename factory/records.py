@@ -127,6 +127,21 @@ class Turn(Record):
     retries: int = 0
 
 
+class PossiblyBilled(Record):
+    """A paid request that was sent but never answered in this record: the process was killed,
+    or the call cancelled (a timeout, a second Ctrl-C), while it was in flight. The provider may
+    have billed it; the bounds were taken when it was sent (`factory.journal`)."""
+
+    turn: int
+    """Which teacher call of the attempt it was (0 = the first)."""
+    max_input_tokens: int
+    """The UTF-8 bytes of the messages and tool schemas sent: a token is at least one byte."""
+    max_output_tokens: int | None = None
+    """The teacher's `max_tokens`; None when the teacher has none."""
+    max_cost_usd: float | None = None
+    """Those tokens at the teacher's price (input at its dearest rate); None when unknown."""
+
+
 class Trajectory(Record):
     instance_id: str
     teacher: str
@@ -140,6 +155,9 @@ class Trajectory(Record):
     wall_seconds: float = 0.0
     scripted: bool = False
     """True when an offline scripted teacher produced it; such data is labelled everywhere."""
+    possibly_billed: list[PossiblyBilled] = Field(default_factory=list)
+    """Paid requests of this attempt cut off in flight (by a kill, a cancel or a timeout): in
+    neither `turns` nor `cost_usd`, yet perhaps billed."""
 
     @property
     def usage(self) -> Usage:
@@ -148,6 +166,12 @@ class Trajectory(Record):
     @property
     def cost_usd(self) -> float | None:
         costs = [t.cost_usd for t in self.turns]
+        return None if any(c is None for c in costs) else sum(costs)  # type: ignore[misc]
+
+    @property
+    def possibly_billed_usd(self) -> float | None:
+        """The most the requests cut off in flight can have cost; None when one's price is unknown."""
+        costs = [p.max_cost_usd for p in self.possibly_billed]
         return None if any(c is None for c in costs) else sum(costs)  # type: ignore[misc]
 
 

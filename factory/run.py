@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shlex
 import sys
@@ -14,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from factory.config import Pipeline, parse_pipeline, teacher_label
-from factory.errors import UsageError
+from factory.errors import StorageError, UsageError
 from factory.output import BuildSettings, BuildSummary, CardMeta, build_dataset, render_hooks
 from factory.progress import Progress
 from factory.protocols import Teacher
@@ -37,6 +38,9 @@ class RunOutcome:
     result: RunResult
     build: BuildSummary | None
     skipped_tasks: int
+    warehouse_behind: str | None = None
+    """How many attempts the warehouse file lacks and why (a reader held it to the end, the disk
+    was full): `Warehouse.behind`, `Warehouse.why_behind`."""
 
 
 def load_run_tasks(pipeline: Pipeline) -> tuple[list[Task], int]:
@@ -78,9 +82,10 @@ async def run_pipeline(
                         identity(pipeline.model_dump(mode="json", exclude={"budget"}), [t.instance_id for t in tasks]),
                         allow_changes)
             try:
-                outcome = await _run_held(pipeline, store, text, tasks, skipped, teachers, progress)
+                outcome = await _run_held(pipeline, store, tasks, skipped, teachers, progress)
             except Exception as exc:
-                store.save_meta({**store.meta(), "status": "failed", "error": f"{type(exc).__name__}: {exc}"[:1000]})
+                with contextlib.suppress(StorageError):  # the first error is the one to tell
+                    store.save_meta({**store.meta(), "status": "failed", "error": f"{type(exc).__name__}: {exc}"[:1000]})
                 raise
             store.save_meta({**store.meta(), "status": outcome.result.stopped or "finished"})
             return outcome
@@ -91,7 +96,7 @@ async def run_pipeline(
                 await close()
 
 
-async def _run_held(pipeline: Pipeline, store: RunStore, text: str, tasks: list[Task], skipped: int,
+async def _run_held(pipeline: Pipeline, store: RunStore, tasks: list[Task], skipped: int,
                     teachers: dict[str, Teacher], progress: Progress) -> RunOutcome:
     _ensure_images(pipeline, tasks)
     reaped = reap_run(store.run_id)
@@ -99,9 +104,7 @@ async def _run_held(pipeline: Pipeline, store: RunStore, text: str, tasks: list[
         progress.note(f"removed {reaped} container(s) left by an earlier, crashed process of this run")
 
     paid = {teacher_label(t) for t in pipeline.teachers if t.kind != "scripted"}
-    warehouse = Warehouse(pipeline.resolve(pipeline.warehouse.path) if pipeline.warehouse.path else store.warehouse_path)
-    warehouse.start_run(store.run_id, pipeline.name, text, store.meta()["command"])
-    warehouse.record_tasks(store.run_id, tasks)
+    warehouse = open_warehouse(pipeline, store, tasks)
     verifier = DockerVerifier(pipeline.verifier, pipeline.sandbox, run_id=store.run_id)
     try:
         async with SandboxPool(pipeline.sandbox, run_id=store.run_id) as pool:
@@ -116,7 +119,16 @@ async def _run_held(pipeline: Pipeline, store: RunStore, text: str, tasks: list[
             build = build_run(pipeline, store, result.attempts, tasks, warehouse)
     finally:
         warehouse.close()
-    return RunOutcome(store, result, build, skipped)
+    behind = f"{warehouse.behind} attempt(s) not in it yet, as {warehouse.why_behind}" if warehouse.behind else None
+    return RunOutcome(store, result, build, skipped, behind)
+
+
+def open_warehouse(pipeline: Pipeline, store: RunStore, tasks: list[Task]) -> Warehouse:
+    """The run's warehouse writer, with the run and its tasks recorded (again: rows are upserted)."""
+    warehouse = Warehouse(pipeline.resolve(pipeline.warehouse.path) if pipeline.warehouse.path else store.warehouse_path)
+    warehouse.start_run(store.run_id, pipeline.name, store.pipeline_text(), store.meta()["command"])
+    warehouse.record_tasks(store.run_id, tasks)
+    return warehouse
 
 
 def build_run(

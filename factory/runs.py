@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from factory.errors import UsageError
+from factory.errors import StorageError, UsageError
 from factory.records import Attempt, AttemptKey
 
 
@@ -47,15 +47,23 @@ def _path_part(name: str) -> str:
     return quote(name, safe="") if name not in (".", "..") else quote(name.replace(".", "%2E"), safe="%")
 
 
+TEMP_SUFFIX = ".tmp"
+
+
 def write_atomic(path: Path, text: str) -> None:
-    """Write via a temporary file, fsync, rename: readers and crashes see all or nothing."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with tmp.open("w") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    """Write via a temporary file, fsync, rename: readers and crashes see all or nothing. A
+    failed write (disk full, read-only) leaves no temporary file and raises the `OSError`."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}{TEMP_SUFFIX}")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tmp.open("w") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def identity(settings: dict[str, Any], selection: list[str]) -> dict[str, str]:
@@ -115,8 +123,7 @@ class RunStore:
             self.folder.mkdir(parents=True, exist_ok=True)
             fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
         except OSError as exc:
-            raise UsageError(f"cannot write in the run folder {self.folder}: {exc.strerror}; "
-                             "choose another output.dir or fix its permissions") from None
+            raise StorageError.writing(path, exc, then="run again (or choose another output.dir)") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -173,32 +180,55 @@ class RunStore:
             if differs:
                 meta.setdefault("changes", []).append(
                     {"at": datetime.now(UTC).isoformat(), "command": command, "changed": differs})
-                write_atomic(self.folder / "pipeline.yaml", pipeline_text)
+                self._write(self.folder / "pipeline.yaml", pipeline_text)
             meta["resumed"] = meta.get("resumed", 0) + 1
         else:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            write_atomic(self.folder / "pipeline.yaml", pipeline_text)
+            self._write(self.folder / "pipeline.yaml", pipeline_text)
             meta = {"run_id": self.run_id, "pipeline": pipeline_path, "command": command,
                     "started_at": datetime.now(UTC).isoformat(), "resumed": 0}
         meta["identity"] = identity
         meta["status"] = "running"
+        meta.pop("error", None)
         self.save_meta(meta)
+        for stale in self.folder.rglob(f".*{TEMP_SUFFIX}"):  # a write that a kill cut short
+            stale.unlink(missing_ok=True)
         return meta
 
     def meta(self) -> dict[str, Any]:
         return json.loads((self.folder / "run.json").read_text())
 
     def save_meta(self, meta: dict[str, Any]) -> None:
-        write_atomic(self.folder / "run.json", json.dumps(meta, indent=1, sort_keys=True))
+        """Write run.json; on a full disk, over the old one in place, whose blocks are already
+        there (not atomic, but the status of a failed run must get out)."""
+        path, text = self.folder / "run.json", json.dumps(meta, indent=1, sort_keys=True)
+        try:
+            self._write(path, text)
+        except StorageError as exc:
+            if not path.exists():
+                raise
+            try:
+                with path.open("r+") as fh:
+                    fh.write(text)
+                    fh.truncate()
+            except OSError:
+                raise exc from None
+
+    def _write(self, path: Path, text: str) -> None:
+        try:
+            write_atomic(path, text)
+        except OSError as exc:
+            raise StorageError.writing(path, exc, then=f"resume with --run-id {self.run_id}") from None
 
     def pipeline_text(self) -> str:
         return (self.folder / "pipeline.yaml").read_text()
 
     # ------------------------------------------------------------------ attempts
 
-    def save(self, attempt: Attempt) -> None:
-        write_atomic(self.attempt_path(attempt.key), attempt.model_dump_json())
-        self.journal_path(attempt.key).unlink(missing_ok=True)
+    def save(self, attempt: Attempt, *, keep_journal: bool = False) -> None:
+        """Write the attempt's file; its journal goes, unless the attempt is to be sampled again."""
+        self._write(self.attempt_path(attempt.key), attempt.model_dump_json())
+        if not keep_journal:
+            self.journal_path(attempt.key).unlink(missing_ok=True)
 
     def attempts(self) -> list[Attempt]:
         """Every finished attempt, in a stable order."""

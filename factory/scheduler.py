@@ -10,33 +10,41 @@ removed, teacher outage after retries) are redone up to `infra_retries` times an
 such; a verification that the engine keeps failing records the attempt with its trajectory
 and `error_class = verify_error`. Resuming a run redoes what infrastructure left undone: it
 verifies attempts that have a trajectory but no verdict, and samples again the attempts that
-infrastructure ended (paid turns replay from the journal, so nothing is paid twice). Budget:
-launching stops when spent plus the in-flight estimate reaches `budget.max_cost_usd`.
-Signals: a first Ctrl-C stops launching and lets attempts in flight finish; a second cancels
-them (their sandboxes are removed on the way out).
+infrastructure ended (paid turns replay from the journal, so nothing is paid twice); it folds
+the finished attempts into task state in the order they finished, as the run that wrote them
+did. Budget: a unit starts only while the cost spent plus the ceilings of the attempts in
+flight, its own included, stay within `budget.max_cost_usd` (`Budget`). Signals: a first
+Ctrl-C stops launching and lets attempts in flight finish; a second cancels them (their
+sandboxes are removed on the way out).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import signal
 import time
 import zlib
-from collections import deque
+from collections import Counter, deque
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any, TypeVar
 
+from factory.agent.config import AgentConfig
 from factory.agent.loop import run_agent
-from factory.config import Pipeline
-from factory.errors import SandboxError, VerifyError
+from factory.config import Pipeline, teacher_label
+from factory.errors import SandboxError, StorageError, VerifyError
 from factory.filters import LoopsFilter, normalize_patch
 from factory.journal import JournalTeacher
 from factory.protocols import Teacher, Verifier
-from factory.records import Attempt, AttemptKey, Exit, Task, Trajectory
+from factory.records import Attempt, AttemptKey, Exit, PossiblyBilled, Task, Trajectory
 from factory.runs import RunStore
 from factory.sandbox.pool import SandboxPool
+from factory.teachers.prices import price_of
 
+T = TypeVar("T")
 INFRA_EXITS = (Exit.sandbox_error, Exit.teacher_error)
 VERIFY_ERROR = "verify_error"  # error_class of an attempt whose verification infrastructure failed
 
@@ -68,6 +76,9 @@ class RunResult:
     spent_usd: float = 0.0
     priced: int = 0  # attempts whose cost is known
     unknown_cost: int = 0
+    possibly_billed: int = 0  # paid requests cut off in flight (kill, cancel, timeout), in no cost above
+    possibly_billed_usd: float = 0.0  # the most those of known price can have cost
+    possibly_billed_unpriced: int = 0
     kept: int = 0  # distinct verified loop-free successes, over all tasks
     attempts: list[Attempt] = field(default_factory=list)
 
@@ -80,6 +91,84 @@ def good(attempt: Attempt, loops: LoopsFilter) -> str | None:
     if loops.check(attempt) is not None:
         return None
     return normalize_patch(t.patch)
+
+
+def first_ceiling(teacher: Any, agent: AgentConfig) -> float | None:
+    """The most one attempt of `teacher` can cost, from its price and the agent's limits; None
+    when its price is unknown.
+
+    Output: at most `agent.max_turns` turns of the teacher's `max_tokens` each, and no more than
+    `agent.max_tokens` plus one turn (the agent stops after the turn that passes its token cap).
+    Input: every turn but the last reads at most `agent.max_tokens` in all (the same cap), and
+    the last one re-reads the conversation, at most as many again, plus the tool output added
+    since, which no setting bounds in tokens and is left out. Input is priced at its dearest
+    rate, output at its own.
+    """
+    price = price_of(teacher)
+    if price is None:
+        return None
+    per_turn = getattr(teacher, "max_tokens", None) or agent.max_tokens
+    output = min(agent.max_turns * per_turn, agent.max_tokens + per_turn)
+    return price.most(input_tokens=2 * agent.max_tokens, output_tokens=output)
+
+
+class Budget:
+    """Whether a unit may start: spent + the ceilings of the attempts sampling now, the new one
+    included, stay within `budget.max_cost_usd`.
+
+    An attempt's ceiling is `agent.max_cost_usd` when set; else the largest cost an attempt of
+    its teacher has had so far; else, before one has finished, `first_ceiling`. An attempt's
+    cost counts once it is known (its sampling ended), once per attempt key however often it is
+    recorded; an attempt of unknown cost counts as its ceiling.
+    """
+
+    def __init__(self, pipeline: Pipeline):
+        self.limit = pipeline.budget.max_cost_usd
+        self.configured = pipeline.agent.max_cost_usd
+        self.first = {teacher_label(t): first_ceiling(t, pipeline.agent) for t in pipeline.teachers}
+        self.seen: dict[str, float] = {}  # largest cost of a sampled attempt, per teacher
+        self.sampling: Counter[str] = Counter()  # attempts in flight (sampling), per teacher
+        self.paid: dict[tuple[str, str, int], float] = {}
+        self.spent = 0.0
+
+    def ceiling(self, teacher: str) -> float:
+        if self.configured is not None:
+            return self.configured
+        if teacher in self.seen:
+            return self.seen[teacher]
+        first = self.first.get(teacher)
+        return math.inf if first is None else first  # no price, no ceiling: never launched on a budget
+
+    def committed(self) -> float:
+        """Spent plus the ceilings of the attempts sampling now."""
+        return self.spent + sum(n * self.ceiling(t) for t, n in self.sampling.items())
+
+    def allows(self, teacher: str) -> bool:
+        if self.limit is None:
+            return True
+        return self.committed() + self.ceiling(teacher) <= self.limit + 1e-9  # float sums, not money
+
+    def started(self, teacher: str) -> None:
+        self.sampling[teacher] += 1
+
+    def sampled(self, teacher: str) -> None:
+        self.sampling[teacher] -= 1
+
+    def pay(self, attempt: Attempt) -> None:
+        """Count what `attempt` cost; again for the same key replaces, never adds."""
+        if self.limit is None:
+            return
+        teacher, t = attempt.key.teacher, attempt.trajectory
+        cost = t.cost_usd if t is not None else 0.0
+        if cost is None:
+            cost = self.ceiling(teacher)
+        elif t is not None and t.exit not in INFRA_EXITS:  # infrastructure cut it short: not a model's attempt
+            self.seen[teacher] = max(self.seen.get(teacher, 0.0), cost)
+        if t is not None:  # requests cut off in flight may have been billed: the budget takes them as spent
+            cost += t.possibly_billed_usd or 0.0
+        key = _unit_id(attempt.key)
+        self.spent += cost - self.paid.get(key, 0.0)
+        self.paid[key] = cost
 
 
 class Scheduler:
@@ -115,6 +204,9 @@ class Scheduler:
         self.stopping = False
         self.interrupts = 0
         self.loops = LoopsFilter(pipeline.filters.loops)
+        self.budget = Budget(pipeline)
+        self.write_error: StorageError | None = None  # the first run file that could not be written
+        self.late: set[asyncio.Future] = set()  # work that passed an attempt's deadline, finishing unawaited
 
     # ------------------------------------------------------------------ plan
 
@@ -150,6 +242,12 @@ class Scheduler:
         else:
             self.result.spent_usd += cost
             self.result.priced += 1
+        for cut in attempt.trajectory.possibly_billed if attempt.trajectory else ():
+            self.result.possibly_billed += 1
+            if cut.max_cost_usd is None:
+                self.result.possibly_billed_unpriced += 1
+            else:
+                self.result.possibly_billed_usd += cut.max_cost_usd
 
     def _eligible(self, queue: deque[Unit]) -> Unit | None:
         """Pop the first unit that may start now; drop units of finished tasks for good."""
@@ -172,22 +270,15 @@ class Scheduler:
             i += 1
         return None
 
-    def _over_budget(self) -> bool:
-        limit = self.p.budget.max_cost_usd
-        if limit is None:
-            return False
-        r = self.result
-        per_attempt = self.p.agent.max_cost_usd or (r.spent_usd / r.priced if r.priced else 0.0)
-        return r.spent_usd + per_attempt * len(self.running) >= limit
-
     # ------------------------------------------------------------------ run
 
     async def run(self) -> RunResult:
         unverified: list[Attempt] = []
-        for attempt in self.store.attempts():
+        # in the order they finished, so task state (the give-up streak) comes out as it did
+        for attempt in sorted(self.store.attempts(), key=_finish_time):
             if self.warehouse is not None:  # re-sync: the files are the truth, rows are derived
-                when = attempt.finished_at or _now()
-                self.warehouse.record_attempt(attempt, started_at=attempt.started_at or when, finished_at=when)
+                self.warehouse.resync([attempt])
+            self.budget.pay(attempt)  # whatever became of it, what it cost is spent (a redo replaces it)
             if attempt.error_class == VERIFY_ERROR and attempt.key.instance_id in self.state:
                 unverified.append(attempt)  # verified again below; its sampling is done and paid
             elif attempt.error_class is None:
@@ -208,9 +299,13 @@ class Scheduler:
             await self._launch(queue)
             while self.running:
                 await asyncio.wait(set(self.running), return_when=asyncio.FIRST_COMPLETED)
+            while self.late:  # work that came late, and the release of what it made
+                await asyncio.gather(*self.late, return_exceptions=True)
         finally:
             await self._cancel_all()
             self._remove_signals()
+        if self.write_error is not None:
+            raise self.write_error
         return self.result
 
     async def _launch(self, queue: deque[Unit]) -> None:
@@ -219,6 +314,13 @@ class Scheduler:
             await self.slots.acquire()
             # chosen only once a slot is free, so the decision sees every attempt finished so far
             unit = self._eligible(queue) if not self.stopping else None
+            if unit is not None and not self.budget.allows(unit.teacher):
+                queue.appendleft(unit)
+                if not self.budget.sampling.total():  # no attempt in flight will settle below its ceiling
+                    self.slots.release()
+                    self._stop_for_budget(unit)
+                    return
+                unit = None  # wait until one does
             if unit is None:
                 self.slots.release()
                 if not self.running or self.stopping:
@@ -226,17 +328,20 @@ class Scheduler:
                 self.changed.clear()
                 await self.changed.wait()
                 continue
-            if self._over_budget():
-                self.slots.release()
-                queue.appendleft(unit)
-                self.result.stopped = self.result.stopped or "budget"
-                self.stopping = True
-                return
             self.state[unit.task.instance_id].inflight += 1
+            self.budget.started(unit.teacher)
             self.result.launched += 1
             self._start(self._attempt(unit))
             if self.progress:
                 self.progress.launched(unit)
+
+    def _stop_for_budget(self, unit: Unit) -> None:
+        b = self.budget
+        self.result.stopped = self.result.stopped or "budget"
+        self.stopping = True
+        if self.progress:
+            self.progress.note(f"budget: ${b.spent:.2f} spent; one more attempt of {unit.teacher} may cost up to "
+                               f"${b.ceiling(unit.teacher):.2f}, past ${b.limit:.2f}; launching stops")
 
     def _start(self, work) -> None:
         task = asyncio.create_task(work)
@@ -247,23 +352,27 @@ class Scheduler:
         key = unit.key(self.store.run_id)
         started = _now()
         infra: list[str] = []
-        slot_held = True
+        sampling = True  # holding an in-flight slot and a share of the budget
         trajectory: Trajectory | None = None
         try:
             try:
                 for _ in range(self.p.sampling.infra_retries + 1):
-                    trajectory = await self._sample(unit, key)
+                    deadline = time.monotonic() + self.p.agent.max_wall_seconds  # sandbox start to verdict
+                    trajectory = await self._sample(unit, key, deadline)
                     if trajectory.exit not in INFRA_EXITS:
                         break
                     infra.append(f"{trajectory.exit}: {trajectory.error}")
-                self.slots.release()
-                slot_held = False
                 attempt = Attempt(key=key, repo=unit.task.repo, trajectory=trajectory, infra_failures=infra,
                                   started_at=started)
+                sampling = False
+                self._sampled(unit, attempt)
                 if trajectory.exit in INFRA_EXITS:
                     attempt.error_class = str(trajectory.exit)
                 else:
-                    await self._verify(unit.task, attempt)
+                    await self._verify(unit.task, attempt, deadline)
+            except StorageError as exc:  # its journal could not be written: a resume redoes it
+                self._cannot_write(exc)
+                return
             except Exception as exc:  # a bug: recorded with whatever was paid for, never a crashed run
                 attempt = Attempt(key=key, repo=unit.task.repo, trajectory=trajectory,
                                   error_class=f"internal:{type(exc).__name__}",
@@ -271,24 +380,58 @@ class Scheduler:
             self._finish(attempt)
         finally:
             self.state[unit.task.instance_id].inflight -= 1
-            if slot_held:
-                self.slots.release()
+            if sampling:
+                self._sampled(unit, None)
             self.running.discard(asyncio.current_task())  # before waking the launcher, which checks it
             self.changed.set()
 
-    async def _verify(self, task: Task, attempt: Attempt) -> None:
+    def _sampled(self, unit: Unit, attempt: Attempt | None) -> None:
+        """Sampling ended: free the slot, and turn the attempt's share of the budget into its cost."""
+        self.slots.release()
+        self.budget.sampled(unit.teacher)
+        if attempt is not None:
+            self.budget.pay(attempt)
+        self.changed.set()  # the launcher may be waiting on the budget
+
+    async def _verify(self, task: Task, attempt: Attempt, deadline: float | None = None) -> None:
         """Give a sampled attempt its verdict, or mark it `verify_error` when infrastructure
-        keeps failing the verification (its trajectory stays; a resume verifies it)."""
+        keeps failing the verification or it passes the attempt's `deadline` (its trajectory
+        stays; a resume verifies it)."""
         assert attempt.trajectory is not None
         attempt.error_class, attempt.verdict = None, None
         if not attempt.trajectory.patch.strip():
             return
         try:
             async with self.verify_slots:
-                attempt.verdict = await self.verifier.verify(task, attempt.trajectory.patch)
-        except (VerifyError, SandboxError) as exc:
+                attempt.verdict = await self._by(deadline, self.verifier.verify(task, attempt.trajectory.patch))
+        except (VerifyError, SandboxError, TimeoutError) as exc:
+            why = (f"not verified within the attempt's max_wall_seconds ({self.p.agent.max_wall_seconds:g} s)"
+                   if isinstance(exc, TimeoutError) else f"{type(exc).__name__}: {exc}")
             attempt.error_class = VERIFY_ERROR
-            attempt.infra_failures.append(f"{VERIFY_ERROR}: {type(exc).__name__}: {exc}"[:2000])
+            attempt.infra_failures.append(f"{VERIFY_ERROR}: {why}"[:2000])
+
+    async def _by(self, deadline: float | None, work: Coroutine[Any, Any, T],
+                  late: Callable[[T], Coroutine[Any, Any, Any]] | None = None) -> T:
+        """`work`'s result by `deadline` (`time.monotonic()`), else TimeoutError. Late work is
+        not cancelled (an engine call in a thread cannot be stopped half-way, and what it made
+        would leak): it finishes in the background and `late` gets its result to undo it."""
+        if deadline is None:
+            return await work
+        job = asyncio.ensure_future(work)
+        try:
+            return await asyncio.wait_for(asyncio.shield(job), max(deadline - time.monotonic(), 0.0))
+        except TimeoutError:
+            self.late.add(job)
+            job.add_done_callback(self.late.discard)
+            if late is not None:
+                job.add_done_callback(lambda done: self._undo(done, late))
+            raise
+
+    def _undo(self, done: asyncio.Future, late: Callable[[Any], Coroutine[Any, Any, Any]]) -> None:
+        if not done.cancelled() and done.exception() is None:
+            undo = asyncio.ensure_future(late(done.result()))
+            self.late.add(undo)
+            undo.add_done_callback(self.late.discard)
 
     async def _reverify(self, attempt: Attempt) -> None:
         """A resumed attempt that has its trajectory but no verdict: verify it, pay nothing."""
@@ -307,32 +450,53 @@ class Scheduler:
     def _finish(self, attempt: Attempt) -> None:
         """Record a finished attempt: its file first (the truth for resume), then the warehouse."""
         attempt.finished_at = _now()
-        self.store.save(attempt)
+        try:
+            # an attempt that infrastructure ended is sampled again on resume: its paid turns replay
+            self.store.save(attempt, keep_journal=attempt.error_class in {str(e) for e in INFRA_EXITS})
+        except StorageError as exc:  # not recorded, so a resume redoes it (paid turns replay from its journal)
+            self._cannot_write(exc)
+            return
         if self.warehouse is not None:
             self.warehouse.record_attempt(attempt, started_at=attempt.started_at, finished_at=attempt.finished_at)
         self.result.attempts.append(attempt)
         self.result.finished += 1
+        self.budget.pay(attempt)
         self._absorb(attempt)
         if self.progress:
             self.progress.finished(attempt, self)
 
-    async def _sample(self, unit: Unit, key: AttemptKey) -> Trajectory:
+    def _cannot_write(self, exc: StorageError) -> None:
+        """A run file could not be written: launch nothing more; attempts in flight finish and are
+        saved if they can; the run then ends with the first such error."""
+        if self.write_error is None:
+            self.write_error = exc
+            if self.progress:
+                self.progress.note(f"{exc}; launching stops")
+        self.stopping = True
+        self.changed.set()
+
+    async def _sample(self, unit: Unit, key: AttemptKey, deadline: float) -> Trajectory:
         teacher = self.teachers[unit.teacher]
         if unit.teacher in self.journal:
             teacher = JournalTeacher(teacher, self.store.journal_path(key))
         seed = zlib.crc32(f"{self.p.sampling.seed}:{key.instance_id}:{key.teacher}:{key.index}".encode())
         attempt_id = f"{key.instance_id}.{key.teacher}.{key.index}"[-60:]
+        acquire = self.pool.acquire(unit.task.image, unit.task.start, workdir=unit.task.workdir, attempt_id=attempt_id)
         try:
-            sandbox = await self.pool.acquire(unit.task.image, unit.task.start, workdir=unit.task.workdir, attempt_id=attempt_id)
-        except SandboxError as exc:
+            sandbox = await self._by(deadline, acquire, late=self.pool.release)
+        except (SandboxError, TimeoutError) as exc:  # a start that slow is the engine's fault, not the model's
+            error = (f"SandboxStartError: not started within max_wall_seconds ({self.p.agent.max_wall_seconds:g} s)"
+                     if isinstance(exc, TimeoutError) else f"{type(exc).__name__}: {exc}")
             return Trajectory(instance_id=key.instance_id, teacher=unit.teacher, model=teacher.model, messages=[],
-                              exit=Exit.sandbox_error, error=f"{type(exc).__name__}: {exc}")
+                              exit=Exit.sandbox_error, error=error,
+                              possibly_billed=_cut_off(teacher))
         started = time.monotonic()
         try:
-            trajectory = await run_agent(unit.task, teacher, sandbox, self.p.agent, attempt_seed=seed)
+            trajectory = await run_agent(unit.task, teacher, sandbox, self.p.agent, attempt_seed=seed, deadline=deadline)
         finally:
             await self.pool.release(sandbox)
         trajectory.teacher = unit.teacher
+        trajectory.possibly_billed = _cut_off(teacher)  # the journal is gone once the attempt is saved
         trajectory.wall_seconds = trajectory.wall_seconds or time.monotonic() - started
         return trajectory
 
@@ -364,13 +528,23 @@ class Scheduler:
                 task.cancel()
 
     async def _cancel_all(self) -> None:
-        for task in list(self.running):
+        for task in [*self.running, *self.late]:
             task.cancel()
-        await asyncio.gather(*self.running, return_exceptions=True)
+        await asyncio.gather(*self.running, *self.late, return_exceptions=True)
+
+
+def _cut_off(teacher: Teacher) -> list[PossiblyBilled]:
+    """The journaled requests of an attempt that never answered (`factory.journal`)."""
+    return list(teacher.possibly_billed) if isinstance(teacher, JournalTeacher) else []
 
 
 def _unit_id(key: AttemptKey) -> tuple[str, str, int]:
     return key.instance_id, key.teacher, key.index
+
+
+def _finish_time(attempt: Attempt) -> float:
+    """Sort key of finished attempts: when they finished (files from before it was recorded first)."""
+    return attempt.finished_at.timestamp() if attempt.finished_at else -math.inf
 
 
 def _now() -> datetime:

@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import duckdb
@@ -67,6 +68,20 @@ def factory(*args: str, **kwargs) -> subprocess.Popen:
                             stderr=subprocess.PIPE, text=True, **kwargs)
 
 
+def kill_when(proc: subprocess.Popen, ready: Callable[[], bool]) -> None:
+    """kill -9 `proc` once `ready()` holds; it must still be running then."""
+    try:
+        deadline = time.monotonic() + 300  # a guard against a hang, not a speed assertion
+        while not ready():
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+    finally:
+        proc.kill()
+
+
 def outcomes(store: RunStore) -> dict[tuple, str]:
     return {
         (a.key.instance_id, a.key.teacher, a.key.index): (
@@ -111,16 +126,7 @@ def test_kill_9_mid_run_then_resume_loses_and_duplicates_nothing(tmp_path, docke
     path = pipeline_file(tmp_path, tasks=3, attempts=2, stop=5, in_flight=2, latency=0.3)
     store = RunStore(tmp_path / "runs" / "killed")
     proc = factory("run", str(path), "--run-id", "killed", "--quiet")
-    try:
-        deadline = time.monotonic() + 300
-        while len(list(store.attempts_dir.glob("*/*/*.json"))) < 2:
-            assert proc.poll() is None, proc.communicate()
-            assert time.monotonic() < deadline
-            time.sleep(0.2)
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait()
-    finally:
-        proc.kill()
+    kill_when(proc, lambda: len(list(store.attempts_dir.glob("*/*/*.json"))) >= 2)
     before = set(outcomes(store))
     assert 2 <= len(before) < 6
     labelled = docker_client.containers.list(all=True, filters={"label": "factory.run=killed"})
@@ -181,13 +187,15 @@ def test_query_answers_while_a_run_is_writing(tmp_path, docker_client):
     assert funnel.returncode == 0 and json.loads(funnel.stdout)
 
 
-def paid_pipeline(tmp_path: Path, api_url: str, *, attempts: int, budget: str = "") -> Path:
+def paid_pipeline(tmp_path: Path, api_url: str, *, attempts: int, budget: str = "", tasks: int = 1,
+                  in_flight: int = 1, teacher: str = "") -> Path:
+    """A gpt-4.1 teacher at the stand-in `api_url`; `teacher`: more lines of its config."""
     path = tmp_path / "paid.yaml"
     path.write_text(f"""\
 name: paid
 tasks:
   source: {DEMO}
-  limit: 1
+  limit: {tasks}
 teachers:
   - kind: openai
     model: gpt-4.1
@@ -197,12 +205,12 @@ teachers:
     max_retries: 1
     backoff_initial: 0.01
     backoff_max: 0.02
-sandbox:
+{teacher}sandbox:
   memory: 512m
 sampling:
   attempts_per_task: {attempts}
   stop_after_kept: 5
-  max_in_flight: 1
+  max_in_flight: {in_flight}
   infra_retries: 1
 output:
   dir: {tmp_path / "runs"}
@@ -218,10 +226,11 @@ async def test_budget_stops_launching_and_the_summary_says_so(tmp_path, docker_c
 
     with FakeAPI() as api:
         api.openai(*[openai_completion(tool_calls=[{"name": "submit", "arguments": {}}], usage=SUBMIT_MILLION)] * 5)
-        path = paid_pipeline(tmp_path, api.openai_url, attempts=5, budget="budget:\n  max_cost_usd: 3.0\n")
+        path = paid_pipeline(tmp_path, api.openai_url, attempts=5,
+                             budget="budget:\n  max_cost_usd: 5.0\nagent:\n  max_cost_usd: 2.0\n")
         outcome = await run(path, "budget")
     assert outcome.result.stopped == "budget"
-    assert len(outcome.store.attempts()) == 2  # $2 each: the third would pass $3
+    assert len(outcome.store.attempts()) == 2  # $2 each, a ceiling of $2: the third would pass $5
     assert outcome.result.spent_usd == pytest.approx(4.0)
     assert all("sk-test-not-a-real-key" not in p.read_text() for p in outcome.store.attempts_dir.rglob("*.json"))
 
@@ -267,3 +276,24 @@ async def test_a_redone_attempt_replays_the_turns_already_paid_for(tmp_path, doc
     assert attempt.trajectory.messages[2].content == "Looking around."  # the replayed turn is in the record
     assert "README.md" in attempt.trajectory.messages[3].content  # and its tool call ran again for real
     assert not store.journal_path(key).exists()
+
+
+async def test_an_attempt_that_infrastructure_ended_keeps_its_paid_turns_for_the_redo(tmp_path, docker_client):
+    """The teacher's API failed past every retry after one paid turn: the attempt is saved as
+    `teacher_error`, and the resume that samples it again replays that turn instead of buying it."""
+    from factory.teachers.fake_api import FakeAPI, openai_completion, server_error
+
+    look = openai_completion(tool_calls=[{"name": "bash", "arguments": {"command": "ls"}}])
+    with FakeAPI() as api:
+        # try 1: a paid turn, then 2 failures (max_retries 1); try 2 replays the turn, 2 failures
+        api.openai(look, *[server_error()] * 4, openai_completion(tool_calls=[{"name": "submit", "arguments": {}}]))
+        path = paid_pipeline(tmp_path, api.openai_url, attempts=1)
+        first = await run(path, "outage-after-a-turn")
+        [attempt] = first.store.attempts()
+        assert attempt.error_class == "teacher_error" and len(api.requests) == 5
+        again = await run(path, "outage-after-a-turn")
+        assert len(api.requests) == 6  # only the turn past the paid one reached the API
+    [attempt] = again.store.attempts()
+    assert attempt.error_class is None and attempt.trajectory.exit == "submitted"
+    assert "README.md" in attempt.trajectory.messages[3].content  # the paid turn's command ran again
+    assert not first.store.journal_path(attempt.key).exists()

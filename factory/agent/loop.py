@@ -44,14 +44,18 @@ Ending = tuple[Exit, str | None]
 
 
 async def run_agent(
-    task: Task, teacher: Teacher, sandbox: Sandbox, config: AgentConfig, *, attempt_seed: int = 0
+    task: Task, teacher: Teacher, sandbox: Sandbox, config: AgentConfig, *, attempt_seed: int = 0,
+    deadline: float | None = None,
 ) -> Trajectory:
     """Run one attempt. Model and sandbox trouble end it with an exit, never an exception;
-    cancellation propagates. The sandbox is left open for the caller to close."""
+    cancellation propagates. The sandbox is left open for the caller to close.
+
+    `deadline` (`time.monotonic()`): when exit `timeout` comes; by default `max_wall_seconds`
+    from now (the scheduler starts the clock earlier, at sandbox start)."""
     started = time.monotonic()
     opener = getattr(teacher, "session", None)
     model: Teacher = opener(task, attempt_seed) if callable(opener) else teacher
-    attempt = _Attempt(task, model, sandbox, config, deadline=started + config.max_wall_seconds)
+    attempt = _Attempt(task, model, sandbox, config, deadline=deadline or started + config.max_wall_seconds)
     exit, error = await attempt.run()
     patch = ""
     if not attempt.sandbox_died and not getattr(sandbox, "closed", False):

@@ -1,16 +1,18 @@
 """What a teacher's tokens cost: prices per million tokens, matched by model name.
 
-A model is priced by the first of: the teacher config's `price`, then the table below. The
-table is matched by name: a key, optionally followed by a snapshot suffix (`-20250929`,
-`-2024-08-06`, `-latest`) and after stripping a routing prefix such as `anthropic/`. A bare
-prefix is not enough on purpose: a future `claude-opus-4-9` must not silently get
-`claude-opus-4`'s price. A model with no price logs one warning and costs `None` (unknown), never 0.
+A model is priced by the first of: the teacher config's `price`, then the table below (the
+offline scripted teacher is free: `price_of`). The table is matched by name: a key, optionally
+followed by a snapshot suffix (`-20250929`, `-2024-08-06`, `-latest`) and after stripping a
+routing prefix such as `anthropic/`. A bare prefix is not enough on purpose: a future
+`claude-opus-4-9` must not silently get `claude-opus-4`'s price. A model with no price logs one
+warning and costs `None` (unknown), never 0.
 """
 
 from __future__ import annotations
 
 import logging
 import re
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -41,6 +43,12 @@ class Price(BaseModel):
             + usage.cache_write_tokens * self.cache_write
         )
         return per_token / 1_000_000
+
+    def most(self, *, input_tokens: int, output_tokens: int) -> float:
+        """The most this many input and output tokens can cost: input at the dearest of its
+        rates (uncached, cache read or cache write), since any of them may apply."""
+        dearest = max(self.input, self.cache_read, self.cache_write)
+        return (input_tokens * dearest + output_tokens * self.output) / 1_000_000
 
 
 def _p(input: float, output: float, cache_read: float, cache_write: float) -> Price:
@@ -98,6 +106,9 @@ PRICES: dict[str, Price] = {
     "o4-mini": _p(1.1, 4.4, 0.275, 1.1),
 }
 
+FREE = _p(0.0, 0.0, 0.0, 0.0)
+"""What the offline scripted teacher's tokens cost."""
+
 _SNAPSHOT = re.compile(r"-(\d{8}|\d{4}-\d{2}-\d{2}|latest)")
 _warned: set[str] = set()
 
@@ -112,6 +123,13 @@ def lookup(model: str, table: dict[str, Price] | None = None) -> Price | None:
         if name.startswith(key) and _SNAPSHOT.fullmatch(name[len(key) :]):
             return price
     return None
+
+
+def price_of(teacher: Any) -> Price | None:
+    """The price a teacher config bills at: its own `price`, else the table's; None if unknown."""
+    if getattr(teacher, "kind", None) == "scripted":
+        return FREE
+    return getattr(teacher, "price", None) or lookup(getattr(teacher, "model", ""))
 
 
 def cost_usd(model: str, usage: Usage, override: Price | None = None) -> float | None:

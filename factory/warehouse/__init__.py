@@ -1,6 +1,7 @@
 """The warehouse: every attempt, verdict and filter decision of a run in one DuckDB file.
 
-    Warehouse(path)          the run's only writer; buffers, flushes in short transactions
+    Warehouse(path)          the run's only writer; buffers, flushes in short transactions,
+                             keeps buffering while a reader holds the file (`behind`, `resync`)
     open_read_only(path)     a reader's connection (waits out a flush in progress)
     run_query(path, sql)     columns and rows of one query, a SQL error as one line
     named_queries()          NAME -> warehouse/queries/NAME.sql

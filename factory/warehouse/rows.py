@@ -101,8 +101,9 @@ def attempt_row(attempt: Attempt, started_at: datetime, finished_at: datetime, k
     if t is None:
         empty = dict.fromkeys(("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"), 0)
         roles = dict.fromkeys(("system", "user", "assistant", "tool"), 0)
-        return {**row, **empty, "n_turns": 0, "cost_usd": None, "wall_seconds": None, "patch_bytes": 0,
-                "patch_files": 0, **{f"{r}_tokens_est": n for r, n in roles.items()}}
+        return {**row, **empty, "n_turns": 0, "cost_usd": None, "possibly_billed": 0, "possibly_billed_usd": 0.0,
+                "wall_seconds": None, "patch_bytes": 0, "patch_files": 0,
+                **{f"{r}_tokens_est": n for r, n in roles.items()}}
     usage = t.usage
     prompt, per_turn = _role_tokens(t)
     return {
@@ -113,6 +114,8 @@ def attempt_row(attempt: Attempt, started_at: datetime, finished_at: datetime, k
         "cache_read_tokens": usage.cache_read_tokens,
         "cache_write_tokens": usage.cache_write_tokens,
         "cost_usd": t.cost_usd,
+        "possibly_billed": len(t.possibly_billed),
+        "possibly_billed_usd": t.possibly_billed_usd,
         "wall_seconds": t.wall_seconds,
         "patch_bytes": len(t.patch.encode()),
         "patch_files": sum(1 for line in t.patch.splitlines() if line.startswith("diff --git ")),

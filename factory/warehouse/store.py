@@ -3,9 +3,13 @@
 Records are buffered in memory and written in one transaction per flush: connect, write,
 commit, close. A flush happens `flush_seconds` after the first buffered record (a timer
 thread), as soon as `flush_records` are buffered, and on `close()`; so the file lock is held
-for milliseconds and `factory query` can read between flushes. When a reader holds the file
-the flush waits with a short backoff, and a timed flush that still cannot get in keeps its
-records for the next one: a run is never stopped by someone reading its warehouse.
+for milliseconds and `factory query` can read between flushes.
+
+A reader that keeps the file open (a `duckdb` shell, a notebook) never stops the run: a flush
+that cannot get in keeps its records, the timer tries again, and they are written once the
+reader goes. If it is still there at `close()`, the records stay unwritten and `behind` counts
+their attempts; the attempt files hold them all, and the next writer of the run (a resume, or
+`factory build`, through `resync`) records them again.
 
 Writing is idempotent by attempt key (run_id, instance_id, teacher, attempt_index): an attempt
 written again replaces its row, turns and test results; a decision written again replaces that
@@ -21,7 +25,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from factory.errors import UsageError
+import duckdb
+
+from factory.errors import StorageError, UsageError
 from factory.records import Attempt, AttemptKey, Task
 from factory.warehouse import rows as R
 from factory.warehouse.connect import READ_TIMEOUT, WarehouseBusy, connect, schema_sql
@@ -30,30 +36,54 @@ from factory.warehouse.write import Batch, RunDecision, write_batch
 
 log = logging.getLogger(__name__)
 SCHEMA_VERSION = "1"
+TRY_SECONDS = 2.0
+"""Longest a timed flush (or opening the warehouse) waits for a reader before it tries later."""
 
 
 class Warehouse:
     def __init__(self, path: Path, *, flush_seconds: float = 1.0, flush_records: int = 200,
-                 lock_timeout: float = 30.0):
+                 lock_timeout: float = 5.0):
+        """`lock_timeout`: seconds `flush()` and `close()` wait for a reader to let go."""
         self.path = Path(path)
         self.flush_seconds, self.flush_records, self.lock_timeout = flush_seconds, flush_records, lock_timeout
         self._pending = Batch()
-        self._lock = threading.Lock()  # guards _pending, the timers and _closed
+        self._flushing: Batch | None = None  # the batch a flush is writing now
+        self._recorded: dict[str, set[R.KeyTuple]] = {}  # attempts recorded through this writer, by run
+        self._lock = threading.Lock()  # guards the batches, _recorded, the timers and _closed
         self._write_lock = threading.RLock()  # one flush (or in-process read) at a time
         self._armed: threading.Timer | None = None  # the timer that has not fired yet
         self._timers: list[threading.Timer] = []  # every live timer; close() joins them
         self._closed = False
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        con = connect(self.path, read_only=False, timeout=lock_timeout)
+        self._ready = False  # the schema is in the file and its version checked
+        self.why_behind: str | None = None
+        """Why the last flush failed (a reader held the file, the disk is full), until one
+        succeeds; meanwhile only the timer tries again."""
         try:
-            con.execute(schema_sql())
-            found = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchall()
-            if found and found[0][0] != SCHEMA_VERSION:
-                raise UsageError(f"{self.path}: warehouse schema {found[0][0]}, this factory writes "
-                                 f"{SCHEMA_VERSION}; move the file away and the run writes a new one")
-            con.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", [SCHEMA_VERSION])
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            con = connect(self.path, read_only=False, timeout=min(lock_timeout, TRY_SECONDS))
+        except WarehouseBusy:  # a file that exists, held by a reader: the first flush that gets in checks it
+            self.why_behind = "a reader held the file"
+            log.warning("warehouse %s is held by a reader; records wait in memory until it lets go", self.path)
+            return
+        except (duckdb.Error, OSError) as exc:
+            raise StorageError(f"cannot write the warehouse {self.path}: {exc}; choose a writable "
+                               "warehouse.path or fix the folder") from None
+        try:
+            self._prepare(con)
         finally:
             con.close()
+
+    def _prepare(self, con: duckdb.DuckDBPyConnection) -> None:
+        """Create the schema, or check the one in the file, once per writer."""
+        if self._ready:
+            return
+        con.execute(schema_sql())
+        found = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchall()
+        if found and found[0][0] != SCHEMA_VERSION:
+            raise UsageError(f"{self.path}: warehouse schema {found[0][0]}, this factory writes "
+                             f"{SCHEMA_VERSION}; move the file away and the run writes a new one")
+        con.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", [SCHEMA_VERSION])
+        self._ready = True
 
     # ------------------------------------------------------------------ recording
 
@@ -69,6 +99,14 @@ class Warehouse:
         """One finished attempt; `kept=None` leaves an earlier filter decision as it was."""
         row = R.attempt_row(attempt, started_at, finished_at, kept)
         self._add("attempts", R.key_of(row), (row, R.turn_rows(attempt), R.result_rows(attempt)))
+
+    def resync(self, attempts: Iterable[Attempt]) -> None:
+        """Record attempts again from their files, the truth: what a reader kept out of an earlier
+        writer (or a lost warehouse file) comes back; rows already there are written the same."""
+        now = datetime.now(UTC)
+        for attempt in attempts:
+            finished = attempt.finished_at or now
+            self.record_attempt(attempt, started_at=attempt.started_at or finished, finished_at=finished)
 
     def record_drops(self, run_id: str, drops: list[dict[str, Any]], *,
                      kept: Iterable[AttemptKey] | None = None) -> None:
@@ -102,26 +140,60 @@ class Warehouse:
 
     # ------------------------------------------------------------------ flushing
 
+    @property
+    def behind(self) -> int:
+        """Attempts whose row or filter decision is not in the file yet, because a reader holds it.
+
+        After `close()` they stay unwritten: the attempt files have them, and the next writer of
+        the run records them (a resume re-syncs every attempt file; `factory build`, `resync`).
+        """
+        with self._lock:
+            keys: set[R.KeyTuple] = set()
+            for batch in (self._pending, self._flushing or Batch()):
+                keys.update(batch.attempts, batch.decisions)
+                for run_id, decision in batch.run_decisions.items():  # a whole pass decides every attempt
+                    keys.update(self._recorded.get(run_id, ()))
+                    keys.update(R.key_of(row) for row in decision.drops)
+            return len(keys)
+
     def flush(self, timeout: float | None = None) -> None:
         """Write everything buffered in one transaction; on `WarehouseBusy` nothing is lost."""
         with self._write_lock:
             with self._lock:
                 batch, self._pending = self._pending, Batch()
-            if not batch:
-                return
+                self._flushing = batch
             try:
+                if not batch:
+                    return
                 con = connect(self.path, read_only=False, timeout=self.lock_timeout if timeout is None else timeout)
                 try:
+                    self._prepare(con)
                     write_batch(con, batch)
                 finally:
                     con.close()
-            except BaseException:
+            except BaseException as exc:
                 with self._lock:
                     self._pending = batch.under(self._pending)
+                if isinstance(exc, WarehouseBusy):
+                    self.why_behind = "a reader held the file"
+                elif isinstance(exc, duckdb.Error | OSError):  # disk full, read-only, ...
+                    self.why_behind = f"it could not be written: {exc}"
+                    raise StorageError(f"cannot write the warehouse {self.path}: {exc}") from exc
                 raise
+            else:
+                if self.why_behind is not None:
+                    log.info("warehouse %s: buffered records written (%s before)", self.path, self.why_behind)
+                self.why_behind = None
+            finally:
+                with self._lock:
+                    self._flushing = None
 
     def close(self) -> None:
-        """Flush what is left (waiting up to `lock_timeout` for readers); no timer outlives this."""
+        """Flush what is left, waiting up to `lock_timeout` for a reader; no timer outlives this.
+
+        A reader that stays longer does not fail the caller: the records stay unwritten and
+        `behind` counts their attempts.
+        """
         with self._lock:
             self._closed, self._armed = True, None
             timers, self._timers = self._timers, []
@@ -129,6 +201,9 @@ class Warehouse:
             timer.cancel()
         try:
             self.flush()
+        except (WarehouseBusy, StorageError):
+            log.warning("warehouse %s: %d attempt(s) not recorded yet, as %s (their files have them; a "
+                        "resume or `factory build` records them)", self.path, self.behind, self.why_behind)
         finally:
             for timer in timers:  # one may be waiting for the flush above; it then finds nothing to do
                 if timer is not threading.current_thread():
@@ -152,14 +227,18 @@ class Warehouse:
                 raise RuntimeError(f"warehouse {self.path} is closed")
             pending = self._pending
             getattr(pending, bucket)[key] = value
-            if bucket == "attempts" and key[0] in pending.run_decisions:
-                pending.run_decisions[key[0]].later.add(key)
+            if bucket == "attempts":
+                self._recorded.setdefault(key[0], set()).add(key)
+                if key[0] in pending.run_decisions:
+                    pending.run_decisions[key[0]].later.add(key)
             if bucket == "run_decisions":  # a whole pass supersedes single decisions before it
                 pending.decisions = {k: v for k, v in pending.decisions.items() if k[0] != key}
-            full = len(pending) >= self.flush_records
-            if not full:
+            # while a reader holds the file, or a flush is under way, only the timer tries: the
+            # caller (the run's event loop) does not wait for the file
+            flush_now = len(pending) >= self.flush_records and self.why_behind is None and self._flushing is None
+            if not flush_now:
                 self._schedule()
-        if full:
+        if flush_now:
             self._try_flush()
 
     def _schedule(self) -> None:
@@ -182,13 +261,17 @@ class Warehouse:
 
     def _try_flush(self) -> None:
         """A flush that never raises into the run: a busy or failing write is retried later."""
+        was_behind = self.why_behind is not None
         try:
-            self.flush(timeout=min(self.lock_timeout, 2.0))
+            self.flush(timeout=min(self.lock_timeout, TRY_SECONDS))
         except Exception as exc:
-            if isinstance(exc, WarehouseBusy):
-                log.warning("warehouse %s busy (a reader holds it); records kept for the next flush", self.path)
-            else:
+            if isinstance(exc, StorageError):
+                if not was_behind:  # once per spell, not at every try
+                    log.warning("%s; records wait in memory for the next flush", exc)
+            elif not isinstance(exc, WarehouseBusy):
                 log.exception("warehouse %s: flush failed; records kept for the next flush", self.path)
+            elif not was_behind:
+                log.warning("warehouse %s is held by a reader; records wait in memory until it lets go", self.path)
             if threading.main_thread().is_alive():  # at exit, give up: the attempt files remain
                 with self._lock:
                     self._schedule()

@@ -10,6 +10,7 @@ join; the `drops` table keeps every decision with its detail.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 
 import duckdb
@@ -99,7 +100,8 @@ def write_batch(con: duckdb.DuckDBPyConnection, batch: Batch) -> None:
         _decide_attempts(con, batch.decisions)
         con.commit()
     except BaseException:
-        con.rollback()
+        with contextlib.suppress(duckdb.Error):  # an I/O error may have ended the transaction: tell that one
+            con.rollback()
         raise
 
 

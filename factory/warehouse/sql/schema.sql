@@ -67,6 +67,11 @@ CREATE TABLE IF NOT EXISTS attempts (
     finished_at        TIMESTAMP,
     PRIMARY KEY (run_id, instance_id, teacher, attempt_index)
 );
+-- Columns added since schema 1 shipped: ADD COLUMN keeps warehouse files written before them.
+-- Paid requests cut off in flight (a kill, a cancel, a timeout), in no cost above yet maybe billed,
+-- and the most they can have cost (NULL when one's price is unknown).
+ALTER TABLE attempts ADD COLUMN IF NOT EXISTS possibly_billed INTEGER;
+ALTER TABLE attempts ADD COLUMN IF NOT EXISTS possibly_billed_usd DOUBLE;
 
 -- One row per teacher call. Child tables have no index: the writer deletes an attempt's
 -- rows before inserting them again, in the same transaction.
