@@ -373,7 +373,7 @@ def _usd(value: float) -> str:
 
 def _ceilings(config: Pipeline) -> str:
     """What the budget reserves for one attempt in flight, before any has finished."""
-    from factory.scheduler import first_ceiling
+    from factory.budget import first_ceiling
 
     if config.agent.max_cost_usd is not None:
         return f"at most {_usd(config.agent.max_cost_usd)} (agent.max_cost_usd)"

@@ -117,6 +117,10 @@ class Exit(StrEnum):
     memory): the model's failure, never retried, since a replay would crash the same way."""
 
 
+INFRA_EXITS = (Exit.sandbox_error, Exit.teacher_error)
+"""Exits where infrastructure, not the model, ended the sampling: the attempt is sampled again."""
+
+
 class Turn(Record):
     """Accounting for one teacher call; the message itself is in Trajectory.messages."""
 

@@ -13,7 +13,7 @@ verifies attempts that have a trajectory but no verdict, and samples again the a
 infrastructure ended (paid turns replay from the journal, so nothing is paid twice); it folds
 the finished attempts into task state in the order they finished, as the run that wrote them
 did. Budget: a unit starts only while the cost spent plus the ceilings of the attempts in
-flight, its own included, stay within `budget.max_cost_usd` (`Budget`). Signals: a first
+flight, its own included, stay within `budget.max_cost_usd` (`factory.budget`). Signals: a first
 Ctrl-C stops launching and lets attempts in flight finish; a second cancels them (their
 sandboxes are removed on the way out).
 """
@@ -26,26 +26,24 @@ import math
 import signal
 import time
 import zlib
-from collections import Counter, deque
+from collections import deque
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from factory.agent.config import AgentConfig
 from factory.agent.loop import run_agent
-from factory.config import Pipeline, teacher_label
+from factory.budget import Budget
+from factory.config import Pipeline
 from factory.errors import SandboxError, StorageError, VerifyError
 from factory.filters import LoopsFilter, normalize_patch
 from factory.journal import JournalTeacher
 from factory.protocols import Teacher, Verifier
-from factory.records import Attempt, AttemptKey, Exit, PossiblyBilled, Task, Trajectory
+from factory.records import INFRA_EXITS, Attempt, AttemptKey, Exit, PossiblyBilled, Task, Trajectory
 from factory.runs import RunStore
 from factory.sandbox.pool import SandboxPool
-from factory.teachers.prices import price_of
 
 T = TypeVar("T")
-INFRA_EXITS = (Exit.sandbox_error, Exit.teacher_error)
 VERIFY_ERROR = "verify_error"  # error_class of an attempt whose verification infrastructure failed
 
 
@@ -91,84 +89,6 @@ def good(attempt: Attempt, loops: LoopsFilter) -> str | None:
     if loops.check(attempt) is not None:
         return None
     return normalize_patch(t.patch)
-
-
-def first_ceiling(teacher: Any, agent: AgentConfig) -> float | None:
-    """The most one attempt of `teacher` can cost, from its price and the agent's limits; None
-    when its price is unknown.
-
-    Output: at most `agent.max_turns` turns of the teacher's `max_tokens` each, and no more than
-    `agent.max_tokens` plus one turn (the agent stops after the turn that passes its token cap).
-    Input: every turn but the last reads at most `agent.max_tokens` in all (the same cap), and
-    the last one re-reads the conversation, at most as many again, plus the tool output added
-    since, which no setting bounds in tokens and is left out. Input is priced at its dearest
-    rate, output at its own.
-    """
-    price = price_of(teacher)
-    if price is None:
-        return None
-    per_turn = getattr(teacher, "max_tokens", None) or agent.max_tokens
-    output = min(agent.max_turns * per_turn, agent.max_tokens + per_turn)
-    return price.most(input_tokens=2 * agent.max_tokens, output_tokens=output)
-
-
-class Budget:
-    """Whether a unit may start: spent + the ceilings of the attempts sampling now, the new one
-    included, stay within `budget.max_cost_usd`.
-
-    An attempt's ceiling is `agent.max_cost_usd` when set; else the largest cost an attempt of
-    its teacher has had so far; else, before one has finished, `first_ceiling`. An attempt's
-    cost counts once it is known (its sampling ended), once per attempt key however often it is
-    recorded; an attempt of unknown cost counts as its ceiling.
-    """
-
-    def __init__(self, pipeline: Pipeline):
-        self.limit = pipeline.budget.max_cost_usd
-        self.configured = pipeline.agent.max_cost_usd
-        self.first = {teacher_label(t): first_ceiling(t, pipeline.agent) for t in pipeline.teachers}
-        self.seen: dict[str, float] = {}  # largest cost of a sampled attempt, per teacher
-        self.sampling: Counter[str] = Counter()  # attempts in flight (sampling), per teacher
-        self.paid: dict[tuple[str, str, int], float] = {}
-        self.spent = 0.0
-
-    def ceiling(self, teacher: str) -> float:
-        if self.configured is not None:
-            return self.configured
-        if teacher in self.seen:
-            return self.seen[teacher]
-        first = self.first.get(teacher)
-        return math.inf if first is None else first  # no price, no ceiling: never launched on a budget
-
-    def committed(self) -> float:
-        """Spent plus the ceilings of the attempts sampling now."""
-        return self.spent + sum(n * self.ceiling(t) for t, n in self.sampling.items())
-
-    def allows(self, teacher: str) -> bool:
-        if self.limit is None:
-            return True
-        return self.committed() + self.ceiling(teacher) <= self.limit + 1e-9  # float sums, not money
-
-    def started(self, teacher: str) -> None:
-        self.sampling[teacher] += 1
-
-    def sampled(self, teacher: str) -> None:
-        self.sampling[teacher] -= 1
-
-    def pay(self, attempt: Attempt) -> None:
-        """Count what `attempt` cost; again for the same key replaces, never adds."""
-        if self.limit is None:
-            return
-        teacher, t = attempt.key.teacher, attempt.trajectory
-        cost = t.cost_usd if t is not None else 0.0
-        if cost is None:
-            cost = self.ceiling(teacher)
-        elif t is not None and t.exit not in INFRA_EXITS:  # infrastructure cut it short: not a model's attempt
-            self.seen[teacher] = max(self.seen.get(teacher, 0.0), cost)
-        if t is not None:  # requests cut off in flight may have been billed: the budget takes them as spent
-            cost += t.possibly_billed_usd or 0.0
-        key = _unit_id(attempt.key)
-        self.spent += cost - self.paid.get(key, 0.0)
-        self.paid[key] = cost
 
 
 class Scheduler:

@@ -1,0 +1,95 @@
+"""The run's budget: whether one more attempt may start, so that money spent never passes
+`budget.max_cost_usd` (docs/run.md, "Budget").
+
+    Budget(pipeline)       started / sampled / pay as attempts go; allows(teacher) before each
+    first_ceiling(t, a)    the most one attempt of a teacher can cost, from its price and limits
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from typing import Any
+
+from factory.agent.config import AgentConfig
+from factory.config import Pipeline, teacher_label
+from factory.records import INFRA_EXITS, Attempt
+from factory.teachers.prices import price_of
+
+
+def first_ceiling(teacher: Any, agent: AgentConfig) -> float | None:
+    """The most one attempt of `teacher` can cost, from its price and the agent's limits; None
+    when its price is unknown.
+
+    Output: at most `agent.max_turns` turns of the teacher's `max_tokens` each, and no more than
+    `agent.max_tokens` plus one turn (the agent stops after the turn that passes its token cap).
+    Input: every turn but the last reads at most `agent.max_tokens` in all (the same cap), and
+    the last one re-reads the conversation, at most as many again, plus the tool output added
+    since, which no setting bounds in tokens and is left out. Input is priced at its dearest
+    rate, output at its own.
+    """
+    price = price_of(teacher)
+    if price is None:
+        return None
+    per_turn = getattr(teacher, "max_tokens", None) or agent.max_tokens
+    output = min(agent.max_turns * per_turn, agent.max_tokens + per_turn)
+    return price.most(input_tokens=2 * agent.max_tokens, output_tokens=output)
+
+
+class Budget:
+    """Whether a unit may start: spent + the ceilings of the attempts sampling now, the new one
+    included, stay within `budget.max_cost_usd`.
+
+    An attempt's ceiling is `agent.max_cost_usd` when set; else the largest cost an attempt of
+    its teacher has had so far; else, before one has finished, `first_ceiling`. An attempt's
+    cost counts once it is known (its sampling ended), once per attempt key however often it is
+    recorded; an attempt of unknown cost counts as its ceiling.
+    """
+
+    def __init__(self, pipeline: Pipeline):
+        self.limit = pipeline.budget.max_cost_usd
+        self.configured = pipeline.agent.max_cost_usd
+        self.first = {teacher_label(t): first_ceiling(t, pipeline.agent) for t in pipeline.teachers}
+        self.seen: dict[str, float] = {}  # largest cost of a sampled attempt, per teacher
+        self.sampling: Counter[str] = Counter()  # attempts in flight (sampling), per teacher
+        self.paid: dict[tuple[str, str, int], float] = {}
+        self.spent = 0.0
+
+    def ceiling(self, teacher: str) -> float:
+        if self.configured is not None:
+            return self.configured
+        if teacher in self.seen:
+            return self.seen[teacher]
+        first = self.first.get(teacher)
+        return math.inf if first is None else first  # no price, no ceiling: never launched on a budget
+
+    def committed(self) -> float:
+        """Spent plus the ceilings of the attempts sampling now."""
+        return self.spent + sum(n * self.ceiling(t) for t, n in self.sampling.items())
+
+    def allows(self, teacher: str) -> bool:
+        if self.limit is None:
+            return True
+        return self.committed() + self.ceiling(teacher) <= self.limit + 1e-9  # float sums, not money
+
+    def started(self, teacher: str) -> None:
+        self.sampling[teacher] += 1
+
+    def sampled(self, teacher: str) -> None:
+        self.sampling[teacher] -= 1
+
+    def pay(self, attempt: Attempt) -> None:
+        """Count what `attempt` cost; again for the same key replaces, never adds."""
+        if self.limit is None:
+            return
+        teacher, t = attempt.key.teacher, attempt.trajectory
+        cost = t.cost_usd if t is not None else 0.0
+        if cost is None:
+            cost = self.ceiling(teacher)
+        elif t is not None and t.exit not in INFRA_EXITS:  # infrastructure cut it short: not a model's attempt
+            self.seen[teacher] = max(self.seen.get(teacher, 0.0), cost)
+        if t is not None:  # requests cut off in flight may have been billed: the budget takes them as spent
+            cost += t.possibly_billed_usd or 0.0
+        key = (attempt.key.instance_id, attempt.key.teacher, attempt.key.index)
+        self.spent += cost - self.paid.get(key, 0.0)
+        self.paid[key] = cost
