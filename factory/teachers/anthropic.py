@@ -12,9 +12,8 @@ Usage convention: `input_tokens` is Anthropic's own `input_tokens`, i.e. uncache
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import anthropic
 from pydantic import Field, model_validator
 
 from factory.errors import TeacherFatal
@@ -22,6 +21,9 @@ from factory.records import Message, Usage
 from factory.teachers.anthropic_format import STOP_REASONS, from_anthropic_content, to_anthropic
 from factory.teachers.base import APITeacher, TeacherSettings
 from factory.teachers.retry import Transient, parse_retry_after
+
+if TYPE_CHECKING:  # the SDK loads with the first teacher, not with the package
+    import anthropic
 
 
 class AnthropicConfig(TeacherSettings):
@@ -75,7 +77,10 @@ class AnthropicTeacher(APITeacher):
         key = config.resolve_api_key(required=config.base_url is None)
         super().__init__(config, api_key=key)
         self.config: AnthropicConfig = config
-        self.client = anthropic.AsyncAnthropic(
+        import anthropic
+
+        self.sdk = anthropic
+        self.client = self.sdk.AsyncAnthropic(
             api_key=key or "none",
             base_url=config.base_url,
             timeout=config.timeout,
@@ -126,14 +131,14 @@ class AnthropicTeacher(APITeacher):
         return message, STOP_REASONS.get(stop, stop), usage
 
     def classify(self, exc: Exception) -> Transient | TeacherFatal | None:
-        if isinstance(exc, anthropic.APIStatusError):
+        if isinstance(exc, self.sdk.APIStatusError):
             detail = exc.api_message or (str(exc.body)[:300] if exc.body else None)
             return self.status_error(
                 exc.status_code, exc.type, detail, parse_retry_after(exc.response.headers)
             )
-        if isinstance(exc, anthropic.APIConnectionError):
-            return self.connection_error(timed_out=isinstance(exc, anthropic.APITimeoutError))
-        if isinstance(exc, anthropic.AnthropicError):
+        if isinstance(exc, self.sdk.APIConnectionError):
+            return self.connection_error(timed_out=isinstance(exc, self.sdk.APITimeoutError))
+        if isinstance(exc, self.sdk.AnthropicError):
             return TeacherFatal(
                 self._describe(f"{type(exc).__name__}: {exc}", "check the teacher config")
             )

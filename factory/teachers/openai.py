@@ -16,8 +16,6 @@ from __future__ import annotations
 import uuid
 from typing import Any, Literal
 
-import openai
-
 from factory.errors import TeacherFatal
 from factory.records import Message, ToolCall, Usage
 from factory.teachers.base import APITeacher, TeacherSettings
@@ -51,7 +49,10 @@ class OpenAITeacher(APITeacher):
         key = config.resolve_api_key(required=config.base_url is None)
         super().__init__(config, api_key=key)
         self.config: OpenAIConfig = config
-        self.client = openai.AsyncOpenAI(
+        import openai  # loaded with the first teacher, not with the package
+
+        self.sdk = openai
+        self.client = self.sdk.AsyncOpenAI(
             api_key=key or "EMPTY",  # the placeholder vLLM and friends expect
             base_url=config.base_url,
             timeout=config.timeout,
@@ -118,16 +119,16 @@ class OpenAITeacher(APITeacher):
         return message, choice.finish_reason or "", _usage(response.usage)
 
     def classify(self, exc: Exception) -> Transient | TeacherFatal | None:
-        if isinstance(exc, openai.APIStatusError):
+        if isinstance(exc, self.sdk.APIStatusError):
             body = exc.body if isinstance(exc.body, dict) else {}
             detail = body.get("message") or (str(exc.body)[:300] if exc.body else None)
             kind = exc.code or exc.type
             return self.status_error(
                 exc.status_code, kind, detail, parse_retry_after(exc.response.headers)
             )
-        if isinstance(exc, openai.APIConnectionError):
-            return self.connection_error(timed_out=isinstance(exc, openai.APITimeoutError))
-        if isinstance(exc, openai.OpenAIError):
+        if isinstance(exc, self.sdk.APIConnectionError):
+            return self.connection_error(timed_out=isinstance(exc, self.sdk.APITimeoutError))
+        if isinstance(exc, self.sdk.OpenAIError):
             return TeacherFatal(
                 self._describe(f"{type(exc).__name__}: {exc}", "check the teacher config")
             )
