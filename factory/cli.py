@@ -25,6 +25,7 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
+    rich_markup_mode=None,  # help text is plain: `[/TEACHER]` in an argument's help is not a tag
 )
 console = Console()
 err_console = Console(stderr=True)
@@ -384,7 +385,7 @@ def _ceilings(config: Pipeline) -> str:
 def entrypoint() -> None:
     """Console-script entry: a user's error is one line on stderr and exit code 2."""
     try:
-        app()
+        app(prog_name="factory")  # also under `python -m factory.cli`
     except UsageError as exc:
         err_console.print(f"factory: {exc}", markup=False, highlight=False, soft_wrap=True)
         sys.exit(2)

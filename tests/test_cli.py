@@ -24,6 +24,27 @@ def test_version_and_help():
     assert "run" in out.stdout
 
 
+def command_paths() -> list[list[str]]:
+    """Every command and subcommand of the CLI, as the words that name it."""
+    import click
+    import typer
+
+    from factory.cli import app
+
+    def walk(command: click.Command, words: list[str]) -> list[list[str]]:
+        subs = getattr(command, "commands", {})
+        return [words] + [path for name, sub in sorted(subs.items()) for path in walk(sub, [*words, name])]
+
+    return walk(typer.main.get_command(app), [])[1:]
+
+
+@pytest.mark.parametrize("words", command_paths(), ids=" ".join)
+def test_every_command_has_a_help_that_prints(words):
+    out = factory(*words, "--help")
+    assert out.returncode == 0 and not out.stderr, out.stderr[-500:]
+    assert f"Usage: factory {' '.join(words)}" in out.stdout
+
+
 @pytest.mark.parametrize("name", ["demo.yaml", "swe_smith.yaml", "swe_gym.yaml"])
 def test_dry_run_prints_the_plan(name):
     out = factory("run", f"pipelines/{name}", "--dry-run", "--limit", "7", "--max-cost", "12.5")
