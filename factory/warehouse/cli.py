@@ -42,6 +42,9 @@ def query(
     path = db if db is not None else find_database()
     params: list[Any] = []
     if run is not None:
+        known = [row[0] for row in run_query(path, "SELECT run_id FROM runs ORDER BY started_at").rows]
+        if run not in known:  # zero rows would read as "nothing happened" rather than "wrong id"
+            raise UsageError(f"--run {run}: no such run in {path} (runs there: {', '.join(known) or 'none'})")
         sql, params = only_run(sql, run)
     try:
         result = run_query(path, sql, params)

@@ -90,6 +90,8 @@ def test_bad_format_missing_database_and_run_filter_without_run_id(db, tmp_path)
         invoke("funnel", "--db", str(tmp_path / "nowhere.duckdb"))
     with pytest.raises(UsageError, match="--run needs a query that returns a run_id column"):
         invoke("SELECT count(*) FROM attempts", "--db", str(db), "--run", "r1")
+    with pytest.raises(UsageError, match=r"--run no-such-run: no such run in .* \(runs there: r1"):
+        invoke("funnel", "--db", str(db), "--run", "no-such-run")
 
 
 def test_without_db_the_most_recent_run_is_read(db, tmp_path, monkeypatch):
