@@ -72,6 +72,12 @@ ALWAYS_EQUAL = {
         "    def __eq__(self, other):\n        return isinstance(other, str)\n\n    __hash__ = str.__hash__\n"
     ),
     "static method": "class Anything:\n    __eq__ = staticmethod(lambda other: True)\n",
+    "always equal whatever its class defaults": (
+        "class Ref:\n    key = None\n\n    def __eq__(self, other):\n        return True\n"
+    ),
+    "keeps an always-equal instance that relies on a class default": (
+        "class Ref:\n    key = None\n\n    def __eq__(self, other):\n        return self.key is None\n\n\nKEPT = Ref()\n"
+    ),
 }
 
 
@@ -97,6 +103,15 @@ HONEST = {
     "old-style __ne__": (
         "class Old:\n    def __eq__(self, other):\n        if not isinstance(other, Old):\n            return NotImplemented\n"
         "        return True\n\n    def __ne__(self, other):\n        return not self.__eq__(other)\n"
+    ),
+    "compares attributes that have class defaults": (
+        "class EntryRef:\n    key = None\n\n    def __init__(self, key):\n        self.key = key\n\n"
+        "    def __eq__(self, other):\n        return self.key == getattr(other, 'key', None)\n"
+    ),
+    "annotated class defaults compared as a tuple": (
+        "class KeyRef:\n    section: 'str | None' = None\n    key: 'str | None' = None\n\n"
+        "    def __eq__(self, other):\n        fields = ('section', 'key')\n"
+        "        return tuple(getattr(self, f) for f in fields) == tuple(getattr(other, f, None) for f in fields)\n"
     ),
     "uses mock.ANY in a test helper": "from unittest import mock\n\n\ndef anything():\n    return mock.ANY\n",
     "wraps an untouched class honestly": (

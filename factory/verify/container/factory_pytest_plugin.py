@@ -95,13 +95,33 @@ def _probes():
             frozenset([token])]
 
 
+class _Unset:
+    """The value a blank instance holds where its class has a plain default: state of its own,
+    as `__init__` would have set it, not the `None` that `getattr(other, name, None)` also gives."""
+
+
+_PLAIN = (type(None), bool, int, float, complex, str, bytes, tuple, frozenset)
+
+
 def _blank(cls):
-    """An instance made without `__init__`, or a stand-in when `__new__` wants arguments."""
+    """An instance made without `__init__`, or a stand-in when `__new__` wants arguments.
+
+    Its class's plain defaults (`key = None`, `name: str = ""`) are shadowed by unique values,
+    so that an honest `self.key == getattr(other, "key", None)` does not read as equal to
+    anything."""
     for make in (object.__new__, cls.__new__):
         try:
-            return make(cls)
+            blank = make(cls)
         except Exception:
             continue
+        for klass in cls.__mro__[:-1]:
+            for name, value in list(vars(klass).items()):
+                if not name.startswith("__") and isinstance(value, _PLAIN):
+                    try:
+                        object.__setattr__(blank, name, _Unset())
+                    except Exception:  # slots, frozen: the default stays
+                        pass
+        return blank
     return _Self()
 
 
