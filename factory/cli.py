@@ -250,10 +250,12 @@ def verify(
     tasks = [t for t in _load(taskset) if t.instance_id == instance]
     if not tasks:
         raise UsageError(f"no task {instance!r} in {taskset} (see `factory tasks list {taskset}`)")
+    # bytes that are not UTF-8 (a Latin-1 data file in the diff) are read as a run reads its
+    # sandbox's diff, so this verdict is the one the run would give
     if str(patch) == "-":
-        diff = sys.stdin.read()
+        diff = sys.stdin.buffer.read().decode(errors="replace")
     elif patch.exists():
-        diff = patch.read_text()
+        diff = patch.read_bytes().decode(errors="replace")
     else:
         raise UsageError(f"patch file {patch} does not exist")
     _local_images(taskset, tasks)

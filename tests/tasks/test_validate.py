@@ -104,6 +104,11 @@ def test_cli_list_show_and_verify_json(demo_tasks, tmp_path):
     assert verdict["resolved"] is True and verdict["reason"] is None and verdict["decided_by"] == "tests"
     assert verdict["controls"] >= 1 and isinstance(verdict["flags"], list)  # which checks ran, what a reviewer should see
     assert set(verdict["tests"]) == set(task.FAIL_TO_PASS + task.PASS_TO_PASS)
+    latin1 = tmp_path / "latin1.diff"  # the fix plus a Latin-1 data file: a diff that is not UTF-8
+    latin1.write_bytes(task.gold_patch.encode() + b"diff --git a/caf\xe9.txt b/caf\xe9.txt\nnew file mode 100644\n"
+                       b"--- /dev/null\n+++ b/caf\xe9.txt\n@@ -0,0 +1 @@\n+caf\xe9\n")
+    out = factory("verify", "--taskset", str(DEMO), "--instance", task.instance_id, "--patch", str(latin1), "--json")
+    assert out.returncode == 0 and json.loads(out.stdout)["resolved"] is True, out.stderr[-2000:]
     empty = tmp_path / "empty.diff"
     empty.write_text("")
     out = factory("verify", "--taskset", str(DEMO), "--instance", task.instance_id, "--patch", str(empty), "--json")
