@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 
 from factory.config import SandboxConfig
 from factory.errors import SandboxError
@@ -18,6 +18,7 @@ from factory.records import StartState
 from factory.sandbox.docker import DockerSandbox
 
 log = logging.getLogger(__name__)
+WARM_POLL_SECONDS = 0.05
 
 
 class CreationRate:
@@ -45,6 +46,7 @@ class SandboxPool:
         self.warm: dict[tuple[str, str], list[DockerSandbox]] = defaultdict(list)
         self.live: set[DockerSandbox] = set()
         self.warming: set[asyncio.Task] = set()
+        self.starting: Counter[tuple[str, str]] = Counter()  # warm containers on their way, per image
 
     async def _create(self, image: str, workdir: str, attempt_id: str) -> DockerSandbox:
         """Create a container in a slot the caller already holds; the slot is freed on failure."""
@@ -60,19 +62,25 @@ class SandboxPool:
         return sandbox
 
     def prewarm(self, image: str, workdir: str = "/testbed", count: int | None = None) -> None:
-        """Start up to `count` (default: config.warm) containers of `image` in the background, slots permitting."""
-        want = (self.config.warm if count is None else count) - len(self.warm[(image, workdir)])
+        """Start up to `count` (default: config.warm) containers of `image` in the background,
+        slots permitting; those already starting count."""
+        key = (image, workdir)
+        want = (self.config.warm if count is None else count) - len(self.warm[key]) - self.starting[key]
         for _ in range(want):
+            self.starting[key] += 1
             task = asyncio.create_task(self._warm_one(image, workdir))
             self.warming.add(task)
             task.add_done_callback(self.warming.discard)
 
     async def _warm_one(self, image: str, workdir: str) -> None:
-        if self.slots.locked():
-            return  # warming never waits for a slot: real attempts come first
-        await self.slots.acquire()  # does not suspend: a slot is free
-        sandbox = await self._create(image, workdir, "warm")
-        self.warm[(image, workdir)].append(sandbox)
+        try:
+            if self.slots.locked():
+                return  # warming never waits for a slot: real attempts come first
+            await self.slots.acquire()  # does not suspend: a slot is free
+            sandbox = await self._create(image, workdir, "warm")
+            self.warm[(image, workdir)].append(sandbox)
+        finally:
+            self.starting[(image, workdir)] -= 1
 
     async def acquire(self, image: str, start: StartState, *, workdir: str = "/testbed", attempt_id: str) -> DockerSandbox:
         """A started sandbox at the start state: a warm one when there is one, else a new one.
@@ -98,12 +106,17 @@ class SandboxPool:
         return sandbox
 
     async def _take_slot(self) -> None:
-        # warm containers of other images give way rather than starve a real attempt
+        """A slot for a real attempt. Warm containers of other images give way rather than starve
+        it; while some are still starting (holding slots, not yet in `warm`), it waits for them to
+        land and takes one, so that warming can never hold every slot against the attempts."""
         while self.slots.locked():
             other = next((lst for lst in self.warm.values() if lst), None)
-            if other is None:
+            if other is not None:
+                await self.release(other.pop())
+            elif self.warming:
+                await asyncio.sleep(WARM_POLL_SECONDS)
+            else:  # attempts hold the slots: one frees when it ends
                 break
-            await self.release(other.pop())
         await self.slots.acquire()
 
     async def release(self, sandbox: DockerSandbox) -> None:
