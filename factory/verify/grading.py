@@ -39,14 +39,17 @@ class TestRun:
     runner_failed: str = ""
     """The runner left no report: the end of its output."""
     controls: list[Control] = field(default_factory=list)
+    renamed: dict[str, str] = field(default_factory=dict)
+    """Hidden test id -> the id it ran under."""
     weak: str = ""
 
     @classmethod
     def from_report(cls, report: dict, plan: ControlPlan) -> TestRun:
         return cls(records=list(report.get("records", [])), malformed=int(report.get("malformed", 0)),
                    late=int(report.get("late", 0)), overflow=bool(report.get("overflow")),
-                   timed_out=bool(report.get("timed_out")), log_tail=str(report.get("log_tail", "")),
-                   controls=plan.controls, weak=plan.weak)
+                   timed_out=bool(report.get("timed_out")),
+                   log_tail=str(report.get("log_tail", "")),
+                   controls=plan.controls, renamed=plan.renamed, weak=plan.weak)
 
 
 @dataclass
@@ -97,7 +100,8 @@ def grade(task: Task, run: TestRun, flags: list[str]) -> Verdict:
     """Resolved only if every FAIL_TO_PASS and PASS_TO_PASS test passed and nothing shows tampering."""
     flags = [*flags, *([f"weak controls: {run.weak}"] if run.weak else [])]
     stream = _read(run.records)
-    tests = {nid: _status(stream.phases.get(nid, {})) for nid in dict.fromkeys([*task.FAIL_TO_PASS, *task.PASS_TO_PASS])}
+    tests = {nid: _status(stream.phases.get(run.renamed.get(nid, nid), {}))
+             for nid in dict.fromkeys([*task.FAIL_TO_PASS, *task.PASS_TO_PASS])}
     checked = [c for c in run.controls if not c.original or tests.get(c.original) is TestStatus.passed]
     control_status = {c.nodeid: _status(stream.phases.get(c.nodeid, {})) for c in checked}
 

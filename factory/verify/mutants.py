@@ -9,8 +9,10 @@ text edit, so the copy keeps its original's formatting, comments and decorators;
 checks on the parsed result that nothing else differs.
 
 When no test has such a literal, `weak_edits` inverts an assertion instead (`==` to `!=`,
-`assert x` to `assert not (x)`): sound as well, but a reader can guess which of two twins
-is the inverted one, so the verdict says the controls are weak.
+`assert x` to `assert not (x)`), or takes the body of a `pytest.raises` block out of it (a
+test that only checks that something raises has nothing else to change): sound as well,
+but a reader can guess which of two twins is the changed one, so the verdict says the
+controls are weak.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ EQUAL_CALLS = {"assertEqual", "assertEquals"}
 REGEX_CALLS = {"assertRaisesRegex", "assertRaisesRegexp", "assertWarnsRegex"}
 _REGEX = set(".^$*+?{}[]\\|()")
 OP_FLIPS = {ast.Eq: "!=", ast.NotEq: "==", ast.In: "not in", ast.NotIn: "in", ast.Is: "is not", ast.IsNot: "is"}
+_OP_TEXT_OF = {ast.Eq: "==", ast.NotEq: "!=", ast.In: "in", ast.NotIn: "not in", ast.Is: "is", ast.IsNot: "is not"}
 CALL_FLIPS = {
     "assertTrue": "assertFalse", "assertFalse": "assertTrue", "assertEqual": "assertNotEqual",
     "assertNotEqual": "assertEqual", "assertIn": "assertNotIn", "assertNotIn": "assertIn",
@@ -137,9 +140,9 @@ def _patterns(stmt: ast.stmt) -> Iterator[ast.expr]:
     for call in calls:
         if not isinstance(call, ast.Call):
             continue
-        if _tail(call.func) in ("raises", "warns"):
+        if tail(call.func) in ("raises", "warns"):
             pattern = next((k.value for k in call.keywords if k.arg == "match"), None)
-        elif _tail(call.func) in REGEX_CALLS and len(call.args) >= 2:
+        elif tail(call.func) in REGEX_CALLS and len(call.args) >= 2:
             pattern = call.args[1]
         else:
             continue
@@ -174,7 +177,7 @@ def _used_once(fn: ast.AST, name: str) -> bool:
 
 def parametrize_row(fn: ast.FunctionDef | ast.AsyncFunctionDef, param: str) -> dict[str, ast.expr]:
     """argname -> value node of the one parametrize row whose id is `param`; {} when unsure."""
-    marks = [d for d in fn.decorator_list if isinstance(d, ast.Call) and _tail(d.func) == "parametrize"]
+    marks = [d for d in fn.decorator_list if isinstance(d, ast.Call) and tail(d.func) == "parametrize"]
     if not param or len(marks) != 1:
         return {}
     call = marks[0]
@@ -189,7 +192,7 @@ def parametrize_row(fn: ast.FunctionDef | ast.AsyncFunctionDef, param: str) -> d
     rows: list[tuple[str | None, list[ast.expr] | None]] = []
     for i, row in enumerate(values.elts):
         rid, vals = None, None
-        if isinstance(row, ast.Call) and _tail(row.func) == "param":
+        if isinstance(row, ast.Call) and tail(row.func) == "param":
             vals = list(row.args)
             rid = next((_string(k.value) for k in row.keywords if k.arg == "id"), None)
         elif len(names) == 1:
@@ -206,7 +209,7 @@ def parametrize_row(fn: ast.FunctionDef | ast.AsyncFunctionDef, param: str) -> d
     return dict(zip(names, vals, strict=True)) if vals is not None and len(vals) == len(names) else {}
 
 
-def _tail(node: ast.AST) -> str:
+def tail(node: ast.AST) -> str:
     return node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
 
 
@@ -306,10 +309,12 @@ def _other(ch: str, rng: random.Random) -> str:
 
 
 def weak_edits(src: Source, fn: ast.FunctionDef | ast.AsyncFunctionDef, rng: random.Random) -> list[Edit]:
-    """Invert one reached top-level assertion; [] when there is none."""
+    """Invert one reached top-level assertion, or unwrap one `pytest.raises` block; [] when there is none."""
     options: list[list[Edit]] = []
     for stmt in reached(fn):
-        if isinstance(stmt, ast.Assert):
+        if (edits := _unwrap(src, stmt)) is not None:
+            options.append(edits)
+        elif isinstance(stmt, ast.Assert):
             test = stmt.test
             if isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in OP_FLIPS:
                 start, end = src.span(test.left)[1], src.span(test.comparators[0])[0]
@@ -329,6 +334,70 @@ def weak_edits(src: Source, fn: ast.FunctionDef | ast.AsyncFunctionDef, rng: ran
             end = src.span(call.func)[1]
             options.append([Edit(end - len(call.func.attr), end, CALL_FLIPS[call.func.attr])])
     return rng.choice(options) if options else []
+
+
+def raises_block(stmt: ast.stmt) -> bool:
+    """`with pytest.raises(E):` (or `self.assertRaises(E)`) as the only context manager."""
+    return (isinstance(stmt, ast.With) and len(stmt.items) == 1 and isinstance(stmt.items[0].context_expr, ast.Call)
+            and tail(stmt.items[0].context_expr.func) in ("raises", "assertRaises"))
+
+
+def _unwrap(src: Source, stmt: ast.stmt) -> list[Edit] | None:
+    """The body of a top-level raises block without the block around it, dedented in place.
+
+    Sound for any test, even one with nothing else to change: the original passes only if its
+    block raised, and then the same statements, bare, raise out of the copy. Comments and
+    formatting of the body stay; a body line that cannot be dedented as text (inside a string
+    spanning lines) leaves it to `is_unwrapped` to refuse the copy."""
+    if not raises_block(stmt):
+        return None
+    item = stmt.items[0]
+    header_end = (item.optional_vars or item.context_expr).end_lineno  # the colon's line
+    if header_end >= stmt.body[0].lineno:
+        return None
+    outer, inner = stmt.col_offset, stmt.body[0].col_offset
+    edits = [Edit(src.at(stmt.lineno), src.at(header_end + 1), "")]
+    for lineno in range(header_end + 1, stmt.end_lineno + 1):
+        line = src.data[src.at(lineno):src.at(lineno + 1)]
+        if line[:inner].strip(b" \t") == b"" and len(line) > inner:
+            edits.append(Edit(src.at(lineno) + outer, src.at(lineno) + inner, ""))
+    return edits
+
+
+def _dumps(nodes: list[ast.AST]) -> list[str]:
+    return [ast.dump(n) for n in nodes]
+
+
+def _same_signature(a: ast.FunctionDef | ast.AsyncFunctionDef, b: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    return _dumps([a.args, *a.decorator_list]) == _dumps([b.args, *b.decorator_list])
+
+
+def is_unwrapped(original: ast.FunctionDef | ast.AsyncFunctionDef, copy: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """`copy` is `original` but for its name and one top-level raises block replaced by its body."""
+    body = original.body
+    return _same_signature(original, copy) and any(
+        raises_block(stmt) and _dumps([*body[:i], *stmt.body, *body[i + 1:]]) == _dumps(copy.body)
+        for i, stmt in enumerate(body))
+
+
+def is_inverted(original: ast.FunctionDef | ast.AsyncFunctionDef, copy: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """`copy` is `original` but for its name and one top-level assertion inverted as `weak_edits` does."""
+    if not _same_signature(original, copy) or len(original.body) != len(copy.body):
+        return False
+    changed = [(a, b) for a, b in zip(original.body, copy.body, strict=True) if ast.dump(a) != ast.dump(b)]
+    if len(changed) != 1:
+        return False
+    a, b = changed[0]
+    if isinstance(a, ast.Assert) and isinstance(b, ast.Assert):
+        x, y = a.test, b.test
+        if isinstance(x, ast.Compare) and isinstance(y, ast.Compare) and len(x.ops) == len(y.ops) == 1:
+            return (OP_FLIPS.get(type(x.ops[0])) == _OP_TEXT_OF.get(type(y.ops[0]))
+                    and _dumps([x.left, *x.comparators]) == _dumps([y.left, *y.comparators]))
+        return any(isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Not) and ast.dump(n.operand) == ast.dump(m)
+                   for n, m in ((y, x), (x, y)))
+    calls = _self_call(a, CALL_FLIPS), _self_call(b, CALL_FLIPS)
+    return (None not in calls and CALL_FLIPS[calls[0].func.attr] == calls[1].func.attr
+            and _dumps([*calls[0].args, *calls[0].keywords]) == _dumps([*calls[1].args, *calls[1].keywords]))
 
 
 def is_twin(original: ast.AST, copy: ast.AST, changes: int = 1) -> bool:

@@ -3,7 +3,8 @@
 Next to its original, before or after it at random, with the same comments above it, the same
 decorators and the same blank lines around it, in the file's own line endings; under another
 plausible name: one word of the original's name added (from the file's other test names),
-swapped or dropped, so that no rule (longer, later, odd-sounding) picks out the copies.
+swapped or dropped, so that no rule (longer, later, odd-sounding) picks out the copies. An
+original the agent could see is renamed the same way, so its old name points at nothing.
 """
 
 from __future__ import annotations
@@ -28,33 +29,53 @@ class Copy:
     """What differs from the original, in the file's byte offsets."""
 
 
-def write_copies(src: Source, copies: list[Copy], rng: random.Random) -> tuple[str, list[str]]:
-    """The file with every copy in it, and the name each copy got."""
+def write_copies(src: Source, copies: list[Copy], rng: random.Random,
+                 rename: list[ast.FunctionDef | ast.AsyncFunctionDef] = ()) -> tuple[str, list[str], list[str]]:
+    """The file with every copy in it, the name each copy got, and the name each function of
+    `rename` (originals) now has: a test renamed in place runs unchanged under a name the agent
+    never saw, so a forger that knows the old name finds neither the test nor its copies by it."""
     data = src.data if src.data.endswith(b"\n") else src.data + b"\n"
     lines = data.splitlines(keepends=True)
     vocabulary = sorted({w for n in ast.walk(src.tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
                          and n.name.startswith("test") for w in _words(n.name) if len(w) > 1 and not w.isdigit()})
     taken = _scope_names(src.tree)
-    inserts: list[tuple[int, bytes]] = []
+    edits: list[Edit] = []  # on `data`; an insertion is an empty range
     names: list[str] = []
+
+    def fresh(fn: ast.FunctionDef | ast.AsyncFunctionDef, scope: ast.Module | ast.ClassDef) -> str:
+        own = _words(fn.name)
+        name = _new_name(fn.name, [w for w in vocabulary if w not in own], taken | _scope_names(scope) | set(names), rng)
+        names.append(name)
+        return name
+
+    def def_name(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> re.Match:
+        return re.compile(rb"\bdef\s+(" + re.escape(fn.name.encode()) + rb")\b").search(data, src.at(fn.lineno))
+
+    copy_names = []
     for c in copies:
-        own = _words(c.fn.name)
-        name = _new_name(c.fn.name, [w for w in vocabulary if w not in own], taken | _scope_names(c.scope) | set(names), rng)
+        name = fresh(c.fn, c.scope)
         first, last, blank = _segment(src, c.fn)
         start, end = src.at(first + 1), src.at(last + 1) if last < len(lines) else len(data)
-        rename = re.compile(rb"\bdef\s+(" + re.escape(c.fn.name.encode()) + rb")\b").search(data, src.at(c.fn.lineno))
+        named = def_name(c.fn)
         text = data[start:end]
-        for e in sorted([*c.edits, Edit(rename.start(1), rename.end(1), name)], key=lambda e: e.start, reverse=True):
+        for e in sorted([*c.edits, Edit(named.start(1), named.end(1), name)], key=lambda e: e.start, reverse=True):
             text = text[:e.start - start] + e.text.encode() + text[e.end - start:]
         newline = b"\r\n" if lines[first].endswith(b"\r\n") else b"\n"
-        inserts.append((start, text + newline * blank) if rng.random() < 0.5 else (end, newline * blank + text))
-        names.append(name)
+        where = start if rng.random() < 0.5 else end
+        edits.append(Edit(where, where, (text + newline * blank if where == start else newline * blank + text).decode()))
+        copy_names.append(name)
+    new_names = []
+    for fn in rename:
+        scope = next(c.scope for c in copies if c.fn is fn)
+        at = def_name(fn)
+        new_names.append(fresh(fn, scope))
+        edits.append(Edit(at.start(1), at.end(1), new_names[-1]))
     out, at = [], 0
-    for offset, text in sorted(inserts, key=lambda i: i[0]):
-        out += [data[at:offset], text]
-        at = offset
+    for e in sorted(edits, key=lambda e: e.start):
+        out += [data[at:e.start], e.text.encode()]
+        at = e.end
     out.append(data[at:])
-    return b"".join(out).decode(), names
+    return b"".join(out).decode(), copy_names, new_names
 
 
 def defs(tree: ast.Module, scope: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], ast.FunctionDef]]:
@@ -115,4 +136,7 @@ def _segment(src: Source, fn: ast.AST) -> tuple[int, int, int]:
     blank = 0
     while first - blank > 0 and not lines[first - blank - 1].strip():
         blank += 1
+    if first == 0:  # at the top of the file: as far apart as from what follows
+        while last + blank < len(lines) and not lines[last + blank].strip():
+            blank += 1
     return first, last, min(blank, 3)

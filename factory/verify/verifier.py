@@ -221,7 +221,8 @@ class DockerVerifier:
         except json.JSONDecodeError:
             report = None
         if not isinstance(report, dict):
-            return TestRun(timed_out=result.timed_out, runner_failed=before[-2000:], controls=plan.controls, weak=plan.weak)
+            return TestRun(timed_out=result.timed_out, runner_failed=before[-2000:], controls=plan.controls,
+                           renamed=plan.renamed, weak=plan.weak)
         return TestRun.from_report(report, plan)
 
     async def _image_files(self, sandbox: DockerSandbox, task: Task) -> ImageFiles:

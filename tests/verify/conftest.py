@@ -101,3 +101,9 @@ def make_patch(agent_repo) -> Callable[..., str]:
 @pytest.fixture(scope="session")
 def verifier() -> DockerVerifier:
     return DockerVerifier(VerifierConfig(timeout=20, memory="512m"))
+
+
+@pytest.fixture
+def seen_task(toy_task) -> Task:
+    """The toy task as SWE-smith tasks are: every hidden test was in the agent's repo too."""
+    return toy_task.model_copy(update={"start": toy_task.start.model_copy(update={"hide_paths": []})})

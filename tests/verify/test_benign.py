@@ -58,3 +58,10 @@ async def test_a_fix_that_misses_an_edge_fails_with_the_failing_test_named(make_
     assert (verdict.resolved, verdict.reason) == (False, Reason.tests_failed)
     assert verdict.tests["tests/test_core.py::test_clamp_far_above"] is TestStatus.failed
     assert verdict.tests["tests/test_core.py::test_clamp_high"] is TestStatus.passed
+
+
+async def test_tests_the_agent_saw_run_under_new_names_and_are_reported_under_their_own(seen_task, verifier):
+    verdict = await verifier.verify(seen_task, seen_task.gold_patch)
+    assert verdict.resolved, verdict
+    assert set(verdict.tests) == {*seen_task.FAIL_TO_PASS, *seen_task.PASS_TO_PASS}
+    assert set(verdict.tests.values()) == {TestStatus.passed}

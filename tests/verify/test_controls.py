@@ -176,13 +176,14 @@ def test_every_fail_to_pass_test_has_a_control_or_the_verdict_says_which_has_non
         def test_other():
             assert other() == 'x'
         """)
-    f2p = ["t.py::test_count[a]", "t.py::test_count[c]", "t.py::test_truth", "t.py::test_raises"]
+    f2p = ["t.py::test_count[a]", "t.py::test_count[c]", "t.py::test_truth", "t.py::test_raises", "t.py::test_gen"]
+    source += "\n\ndef test_gen():\n    yield check, 1\n"
     plan = plan_controls(task(f2p, ["t.py::test_count[b]", "t.py::test_other"], hide=("t.py",)), {"t.py": source},
                          random.Random(1), count=3)
     originals = {c.original for c in plan.controls}
-    assert set(f2p[:3]) <= originals
-    assert plan.weak == ("1 of 4 FAIL_TO_PASS tests have no control, e.g. t.py::test_raises; "
-                         "1 of 4 FAIL_TO_PASS tests are controlled by an inverted assertion only")
+    assert set(f2p[:4]) <= originals
+    assert plan.weak == ("1 of 5 FAIL_TO_PASS tests have no control, e.g. t.py::test_gen; 2 of 5 FAIL_TO_PASS "
+                         "tests are controlled by an inverted assertion or an unwrapped pytest.raises only")
     tree = ast.parse(plan.files["t.py"])
     # one copy of test_count, both FAIL_TO_PASS rows changed in it, asked for with every row its original is
     [count_copy] = {c.nodeid.split("::")[1].partition("[")[0] for c in plan.controls if "test_count" in c.original}
@@ -190,6 +191,54 @@ def test_every_fail_to_pass_test_has_a_control_or_the_verdict_says_which_has_non
     assert {i for i in plan.ids if i.startswith(f"t.py::{count_copy}[")} == {f"t.py::{count_copy}[{p}]" for p in "abc"}
     truth = next(c for c in plan.controls if c.original == "t.py::test_truth").nodeid.split("::")[1]
     assert ast.unparse(function(tree, truth).body[0]) == "assert not ready()"
+    raises = next(c for c in plan.controls if c.original == "t.py::test_raises").nodeid.split("::")[1]
+    assert ast.unparse(function(tree, raises).body) == "f()"
+
+
+UNWRAP = {
+    "one statement": ("with pytest.raises(ValueError):\n    f()", "f()"),
+    "setup before, a check after": ("x = make()\nwith pytest.raises(KeyError) as info:\n    # the lookup\n"
+                                    "    x['k']\n    x.close()\nassert info.value.args",
+                                    "x = make()\n# the lookup\nx['k']\nx.close()\nassert info.value.args"),
+    "header on two lines": ("with pytest.raises(\n    ValueError,\n):\n    f(1,\n      2)", "f(1,\n  2)"),
+    "unittest": ("with self.assertRaises(TypeError):\n    self.f()", "self.f()"),
+}
+
+
+@pytest.mark.parametrize("body", list(UNWRAP.values()), ids=list(UNWRAP))
+def test_a_test_that_only_checks_a_raise_is_copied_without_its_raises_block(body):
+    """Sound with nothing else to change: the original passes only if the block raised, and the
+    same statements raise out of the copy. The copy keeps the body's comments and formatting."""
+    text, unwrapped = body
+    src = mutants.Source(f"def test_it(self):\n{textwrap.indent(text, '    ')}\n")
+    fn = src.tree.body[0]
+    copies = set()
+    for seed in range(20):  # an assertion after the block may be inverted instead
+        out = bytearray(src.data)
+        for e in sorted(mutants.weak_edits(src, fn, random.Random(seed)), key=lambda e: e.start, reverse=True):
+            out[e.start:e.end] = e.text.encode()
+        copy = ast.parse(out.decode()).body[0]
+        assert mutants.is_unwrapped(fn, copy) != mutants.is_inverted(fn, copy)
+        copies.add(out.decode())
+    assert f"def test_it(self):\n{textwrap.indent(unwrapped, '    ')}\n" in copies
+
+
+def test_a_copy_is_confirmed_only_when_it_is_exactly_the_change_that_was_meant():
+    def fn(text: str) -> ast.FunctionDef:
+        return ast.parse(text).body[0]
+
+    raising = fn("def t():\n    with pytest.raises(E):\n        f('''a\n    b''')\n")
+    assert mutants.is_unwrapped(raising, fn("def u():\n    f('''a\n    b''')\n"))
+    assert not mutants.is_unwrapped(raising, fn("def u():\n    f('''a\nb''')\n"))  # a string spanning lines changed
+    assert not mutants.is_unwrapped(raising, fn("def u(x):\n    f('''a\n    b''')\n"))
+    plain = fn("def t():\n    assert f() == g()\n    assert ok\n")
+    assert mutants.is_inverted(plain, fn("def u():\n    assert f() != g()\n    assert ok\n"))
+    assert mutants.is_inverted(plain, fn("def u():\n    assert f() == g()\n    assert not ok\n"))
+    assert not mutants.is_inverted(plain, fn("def u():\n    assert f() != h()\n    assert ok\n"))
+    assert not mutants.is_inverted(plain, fn("def u():\n    assert f() != g()\n    assert not ok\n"))
+    calls = fn("def t(self):\n    self.assertIn(1, f())\n")
+    assert mutants.is_inverted(calls, fn("def u(self):\n    self.assertNotIn(1, f())\n"))
+    assert not mutants.is_inverted(calls, fn("def u(self):\n    self.assertNotIn(2, f())\n"))
 
 
 def test_without_a_test_to_copy_a_planted_control_says_it_is_weak():
@@ -225,3 +274,36 @@ async def test_under_the_gold_fix_every_control_fails_and_its_original_passes(to
                 assert re.search(rf"FAILED {re.escape(control.nodeid)} - (AssertionError|assert)", out), out
     finally:
         await sandbox.close()
+
+
+def test_a_test_the_agent_saw_runs_under_a_new_name_unless_its_name_may_matter():
+    """A forger that learnt the failing tests' names in its own sandbox finds nothing under them."""
+    source = textwrap.dedent("""\
+        def test_size():
+            assert size() == 3
+
+
+        def test_snap(snapshot):
+            assert render() == snapshot
+
+
+        def test_named():
+            assert load('test_named.json') == 2
+
+
+        @pytest.mark.vcr
+        def test_fetch():
+            assert fetch() == 'x'
+        """)
+    f2p = ["t.py::test_size", "t.py::test_snap", "t.py::test_named", "t.py::test_fetch"]
+    plan = plan_controls(task(f2p, [], hide=()), {"t.py": source}, random.Random(2))
+    assert set(plan.renamed) == {"t.py::test_size"}
+    new = plan.renamed["t.py::test_size"]
+    assert new in plan.ids and "t.py::test_size" not in plan.ids
+    assert all(c.nodeid != "t.py::test_size" for c in plan.controls)
+    tree = ast.parse(plan.files["t.py"])
+    assert mutants.is_twin(function(ast.parse(source), "test_size"), function(tree, new.split("::")[1]), changes=0)
+    assert "def test_size(" not in plan.files["t.py"]
+    assert not plan_controls(task(f2p, [], hide=("t.py",)), {"t.py": source}, random.Random(2)).renamed  # unseen
+    # the copy sits apart from its original as the file's tests sit apart, even at the top of a file
+    assert "\n\n\ndef " in plan.files["t.py"].partition("def test_snap")[0]

@@ -13,8 +13,9 @@ import re
 
 import pytest
 
-from factory.records import Reason
+from factory.records import Reason, TestStatus
 from factory.verify.verifier import PRIVATE, TRUSTED, DockerVerifier
+from tests.verify.conftest import F2P
 from tests.verify.test_attacks import at_import
 
 pytestmark = pytest.mark.docker
@@ -88,6 +89,27 @@ async def test_forgery_from_inside_the_test_process_is_not_resolved(name, make_p
     verdict = await verifier.verify(toy_task, make_patch(at_import(code)))
     assert verdict.resolved is False and verdict.reason in reasons, verdict
     assert verdict.controls == 3
+
+
+# pytest's reports flipped for the failing tests the agent found by name in its own sandbox
+FLIP_KNOWN_NAMES = r"""
+import _pytest.reports as _reports
+_original = _reports.TestReport.from_item_and_call
+def _flip(item, call):
+    report = _original(item, call)
+    if item.name == 'test_clamp_high' or item.nodeid.endswith('::test_clamp_high'):
+        report.outcome, report.longrepr = 'passed', None
+    return report
+_reports.TestReport.from_item_and_call = staticmethod(_flip)
+"""
+
+
+async def test_a_forger_that_knows_the_failing_test_by_name_finds_nothing_under_it(make_patch, seen_task, verifier):
+    """SWE-smith tasks keep the failing tests in the agent's repo: it can learn their names by
+    running them. A test it could see runs under a new name, and so does each copy of it."""
+    verdict = await verifier.verify(seen_task, make_patch(at_import(FLIP_KNOWN_NAMES)))
+    assert (verdict.resolved, verdict.reason) == (False, Reason.tests_failed), verdict
+    assert verdict.tests[F2P[0]] is TestStatus.failed and verdict.controls == 3
 
 
 # everything the test user can read, searched for what names the controls; then failures

@@ -91,3 +91,14 @@ def test_the_container_side_parses_as_python_3_6(name):
     ast.parse((CONTAINER / name).read_text(), feature_version=(3, 6))
     with pytest.raises(SyntaxError):  # the check is real: 3.8 syntax is refused
         ast.parse("if (x := 1):\n    pass\n", feature_version=(3, 6))
+
+
+def test_a_renamed_test_is_graded_by_what_ran_under_its_new_name():
+    moved = "t.py::test_fix_now"
+    records = [*phases_of(moved), *phases_of(COPY.nodeid, "failed"), *phases_of(P2P), DONE]
+    verdict = grade(TASK, run(records, renamed={F2P: moved}), [])
+    assert verdict.resolved and set(verdict.tests) == {F2P, P2P}
+    # a record under the old name counts for nothing
+    forged = [*phases_of(F2P), *phases_of(moved, "failed"), *phases_of(COPY.nodeid, "failed"), *phases_of(P2P), DONE]
+    verdict = grade(TASK, run(forged, renamed={F2P: moved}), [])
+    assert (verdict.resolved, verdict.reason, verdict.tests[F2P]) == (False, Reason.tests_failed, TestStatus.failed)
