@@ -13,6 +13,7 @@ code under test brought down itself (`SandboxCrashed.by_agent`) is held against 
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import logging
@@ -72,6 +73,8 @@ class DockerVerifier:
         """What each image's test interpreter imports (image, test_cmd): asked once, in its first verification."""
         self._outside: dict[str, ImageFiles] = {}
         """Each image's files outside the repo that `_setup_script` looks at (by image id)."""
+        self._gold_seconds: dict[str, asyncio.Future] = {}
+        """Verification time of each never-validated task's gold fix, measured when a run of it was slow."""
 
     async def verify(self, task: Task, patch: str) -> Verdict:
         started = time.monotonic()
@@ -214,7 +217,10 @@ class DockerVerifier:
         # report comes back after a marker line, in root's output (JSON escapes every newline in it)
         command = (f"sh {PRIVATE}/setup.sh && {{ {prefix}python3 -I -S {TRUSTED}/runner.py {PRIVATE}/job.json; }}; "
                    f"echo; echo {REPORT}; cat {job['report']}")
-        result = await sandbox.exec(command, timeout=limit + 120, user="root", output_limit=DIFF_LIMIT)
+        running = asyncio.ensure_future(sandbox.exec(command, timeout=limit + 120, user="root", output_limit=DIFF_LIMIT))
+        if not await self._within_fitted_limit(task, running):
+            return TestRun(timed_out=True, controls=plan.controls, renamed=plan.renamed, weak=plan.weak)
+        result = running.result()
         before, marked, printed = result.output.partition(f"\n{REPORT}\n")
         try:
             report = json.loads(printed) if marked and not result.truncated_bytes else None
@@ -224,6 +230,41 @@ class DockerVerifier:
             return TestRun(timed_out=result.timed_out, runner_failed=before[-2000:], controls=plan.controls,
                            renamed=plan.renamed, weak=plan.weak)
         return TestRun.from_report(report, plan)
+
+    async def _within_fitted_limit(self, task: Task, running: asyncio.Future) -> bool:
+        """Wait for the test run; False if it was cut. A task never validated has no measured time
+        to fit its limit to, so once its run outlasts the floor its gold fix is verified beside it
+        (once per task) and the run is held to the limit that time gives: a stall then costs
+        about a minute, not the flat limit."""
+        started = time.monotonic()
+        if task.test_seconds or not task.gold_patch:
+            await running
+            return True
+        done, _ = await asyncio.wait({running}, timeout=self.config.timeout_floor)
+        if done:
+            return True
+        gold = self._gold_seconds.get(task.instance_id)
+        if gold is None:
+            gold = self._gold_seconds[task.instance_id] = asyncio.ensure_future(self._time_gold(task))
+        seconds = await asyncio.shield(gold)
+        if seconds is None:
+            await running
+            return True
+        left = self.config.timeout_for(seconds) - (time.monotonic() - started)
+        try:
+            await asyncio.wait_for(asyncio.shield(running), max(left, 0))
+        except TimeoutError:
+            running.cancel()  # the container goes with the sandbox, and the command with it
+            return False
+        return True
+
+    async def _time_gold(self, task: Task) -> float | None:
+        """Seconds the gold fix takes to verify (as `factory tasks validate` measures); None when it
+        does not resolve, so the task keeps the flat limit."""
+        with contextlib.suppress(VerifyError):
+            verdict = await self.verify(task.model_copy(update={"test_seconds": self.config.timeout}), task.gold_patch)
+            return verdict.seconds if verdict.resolved else None
+        return None
 
     async def _image_files(self, sandbox: DockerSandbox, task: Task) -> ImageFiles:
         """Python files and git object stores of the image outside the repo: the same in every

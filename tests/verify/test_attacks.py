@@ -162,6 +162,31 @@ async def test_a_stall_at_exit_costs_the_task_fitted_limit_not_the_flat_one(make
     assert (verdict.resolved, verdict.reason) == (False, Reason.timeout), verdict
 
 
+async def test_a_stall_at_exit_ends_the_run_soon_after_the_session_on_a_task_never_validated(make_patch, toy_task):
+    """The session's end is on the report: pytest then has EXIT_GRACE to exit, whatever the limit."""
+    from factory.config import VerifierConfig
+    from factory.verify.verifier import DockerVerifier
+
+    walk = "import atexit, os, time\natexit.register(lambda: [None for _ in os.walk('/')] and time.sleep(10**6))"
+    assert toy_task.test_seconds is None
+    verdict = await DockerVerifier(VerifierConfig(timeout=3600)).verify(toy_task, make_patch(at_import(walk), fix=True))
+    assert (verdict.resolved, verdict.reason) == (False, Reason.timeout), verdict
+    assert "did not exit after its session ended" in verdict.detail
+
+
+async def test_a_stall_in_a_test_of_a_task_never_validated_is_held_to_its_gold_fix_time(make_patch, toy_task):
+    """No measured time: once the run outlasts the floor, the gold fix is verified beside it and
+    the run gets the limit that time gives, not the flat hour."""
+    from factory.config import VerifierConfig
+    from factory.verify.verifier import DockerVerifier
+
+    verifier = DockerVerifier(VerifierConfig(timeout=3600, timeout_floor=10))
+    verdict = await verifier.verify(toy_task, make_patch(in_clamp("    while True:\n        pass\n")))
+    assert (verdict.resolved, verdict.reason) == (False, Reason.timeout), verdict
+    gold = verifier._gold_seconds[toy_task.instance_id].result()
+    assert gold and verifier.config.timeout_for(gold) < verifier.config.timeout
+
+
 async def test_the_probe_decides_on_a_disguised_always_equal_object(make_patch, toy_task, verifier):
     """Equal only to ints, and claiming to be `builtins.int`: the probe in the container names it."""
     disguised = ("class Yes:\n    __module__ = 'builtins'\n    __qualname__ = 'int'\n\n"

@@ -58,6 +58,7 @@ def test_an_honest_run_resolves_and_counts_its_controls():
         # an unfinished run
         (HONEST[:-1], {}, Reason.no_report, "without a complete report"),
         (HONEST[:-3], {"timed_out": True}, Reason.timeout, "in time"),
+        (HONEST, {"timed_out": True, "exit_stalled": True}, Reason.timeout, "did not exit after its session ended"),
     ],
 )
 def test_what_is_not_resolved_and_why(records, kw, reason, words):
