@@ -86,6 +86,7 @@ class DockerSandbox:
         self.workdir = workdir
         # known from the start script's ready line (see `create`)
         self.user, self.uid, self.gid, self.keepalive_pid = "root", 0, 0, "0"
+        self.waiting = False  # the start script may still be running: `prepare` waits for it first
         self._exec_lock = asyncio.Lock()  # one command at a time: leftovers are killed after each
         self.started_at = time.time()
         self.closed = False
@@ -104,8 +105,14 @@ class DockerSandbox:
         attempt_id: str | None = None,
         network: str | None = None,
         memory: str | None = None,
+        wait: bool = True,
     ) -> DockerSandbox:
-        """Start a container and wait for its start script; the repo is not touched until `prepare`."""
+        """Start a container and wait for its start script; the repo is not touched until `prepare`.
+
+        A root sandbox (`config.user` root) needs nothing from the start script but that it ran:
+        with `wait=False` the wait is the first step of `prepare`'s exec, one round trip fewer."""
+        if not wait and config.user != "root":
+            raise ValueError("only a root sandbox can leave the wait for its start script to prepare")
         attempt_id = attempt_id or uuid.uuid4().hex[:12]
         memory = memory or config.memory
         started_at = time.time()
@@ -136,6 +143,9 @@ class DockerSandbox:
             raise SandboxStartError(f"cannot start a container from {image}: {exc}") from exc
         sandbox = cls(container, config, workdir)
         sandbox.started_at = started_at
+        if not wait:
+            sandbox.waiting = True
+            return sandbox
         try:
             ready = (await sandbox._raw(WAIT_READY)).split()
             if ready[:1] != ["ready"] or len(ready) != 5:
@@ -162,7 +172,8 @@ class DockerSandbox:
         after the commit in the same exec. Returns what `then` printed.
         """
         w = shlex.quote(self.workdir)
-        steps = [f"cd {w}"]
+        steps = [f"{WAIT_READY} | grep -q '^ready '"] if self.waiting else []
+        steps.append(f"cd {w}")
         if start.base_commit:  # the image's own history, before the agent has run anything
             steps.append(f"{git('.git', '.')} checkout -q -f {shlex.quote(start.base_commit)}")
         steps += init_git_dir()
@@ -187,6 +198,7 @@ class DockerSandbox:
             raise SandboxError(f"could not reach the start state in {self.workdir} (or run what follows it): "
                                f"{result.output[-2000:]}")
         self.start_commit = commit[0]
+        self.waiting = False
         return after
 
     async def close(self) -> None:
@@ -289,9 +301,10 @@ class DockerSandbox:
             return "kill -9 -1 2>/dev/null"  # all of this user's processes, atomically
         one_round = (
             'for d in /proc/[0-9]*; do p=${d#/proc/}; '
-            f'[ "$p" -gt 1 ] && [ "$p" != {self.keepalive_pid} ] && [ "$p" != $$ ] && kill -9 "$p" 2>/dev/null; done'
+            '[ "$p" -gt 1 ] && [ "$p" != "$k" ] && [ "$p" != $$ ] && kill -9 "$p" 2>/dev/null; done'
         )
-        return f"{one_round}; {one_round}; true"
+        # the keepalive's pid is on its ready line; with no ready line yet, nothing is killed
+        return f'k=$(cut -d" " -f2 {READY} 2>/dev/null) && [ -n "$k" ] && {{ {one_round}; {one_round}; }}; true'
 
     async def _raw(self, script: str) -> str:
         """Run a short trusted script as root: no timeout wrapper, no cleanup of leftovers."""

@@ -115,7 +115,7 @@ class DockerVerifier:
     async def _run(self, task: Task, patch: str, flags: list[str]) -> Verdict:
         sandbox = await DockerSandbox.create(
             task.image, self.sandbox_config, workdir=task.workdir, run_id=self.run_id,
-            attempt_id=f"verify-{task.instance_id}"[:60], memory=self.config.memory,
+            attempt_id=f"verify-{task.instance_id}"[:60], memory=self.config.memory, wait=False,
         )
         try:
             # the start state with the hidden tests in place (nothing is hidden at verification),
