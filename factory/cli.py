@@ -89,6 +89,9 @@ def print_summary(outcome) -> None:
         unknown += (f" (+ {up_to}possibly billed by {r.possibly_billed} request(s) cut off in flight: "
                     f"killed, cancelled or timed out{unpriced})")
     console.print(f"  cost          ${r.spent_usd:.2f}{unknown}")
+    if r.cap is not None:
+        console.print(f"  early stop    {r.at_cap} of {r.tasks} task(s) reached the cap of {r.cap} "
+                      f"(filters.cap); {r.not_needed} attempt(s) not made")
     if outcome.build is not None:
         console.print(f"  funnel        {escape(outcome.build.chain.format_funnel())}")
         console.print(f"  dataset       {outcome.build.out_dir} ({outcome.build.rows} rows; card {outcome.build.card.name})")
@@ -344,6 +347,11 @@ def push(
     console.print(escape(str(result)))
 
 
+def _keeps(config: Pipeline) -> str:
+    cap = config.filters.cap
+    return f"the dataset keeps {cap.per_task} runs of it (filters.cap)" if cap.enabled else "all its attempts are made"
+
+
 def print_plan(config: Pipeline, run_id: str | None) -> None:
     """The plan of a run; never prints values that came from the environment (secrets)."""
     t, s = config.tasks, config.sampling
@@ -355,7 +363,7 @@ def print_plan(config: Pipeline, run_id: str | None) -> None:
         console.print(f"  teacher       {teacher_label(teacher)}: {teacher.kind} {teacher.model}")
     console.print(
         f"  attempts      up to {s.attempts_per_task} per task and teacher, "
-        f"stop after {s.stop_after_kept} kept, {s.max_in_flight} in flight"
+        f"{s.max_in_flight} in flight; a task stops once {_keeps(config)}"
     )
     a, sb = config.agent, config.sandbox
     console.print(f"  agent limits  {a.max_turns} turns, {a.max_tokens} tokens, {a.max_wall_seconds:.0f} s per attempt")

@@ -114,8 +114,6 @@ class VerifierConfig(Section):
 class SamplingConfig(Section):
     attempts_per_task: int = Field(default=5, ge=1)
     """Attempts per task and teacher, at most."""
-    stop_after_kept: int = Field(default=3, ge=1)
-    """Stop sampling a task once it has this many verified, loop-free, distinct successes."""
     give_up_after_failures: int | None = Field(default=None, ge=1)
     """Stop sampling a task after this many failures in a row; None never gives up."""
     max_in_flight: int = Field(default=8, ge=1)
@@ -124,6 +122,14 @@ class SamplingConfig(Section):
     """Redo an attempt this many times when infrastructure (sandbox, API outage) failed it."""
     seed: int = 0
     """Seed for every random choice of the run."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _moved(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "stop_after_kept" in data:
+            raise ValueError("stop_after_kept is gone: a task stops once the dataset keeps filters.cap.per_task "
+                             "runs of it; set that instead")
+        return data
 
 
 class OutputConfig(Section):

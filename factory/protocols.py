@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from factory.records import Attempt, Completion, Message, Task, Verdict
+from factory.records import Attempt, Completion, Message, StartState, Task, Verdict
 
 
 class TaskSource(Protocol):
@@ -37,6 +37,14 @@ class Sandbox(Protocol):
     async def list_files(self, path: str) -> list[str]: ...
     async def diff(self) -> str: ...
     async def close(self) -> None: ...
+
+
+class Pool(Protocol):
+    """Where the scheduler gets sandboxes: prepared at a task's start state, released when done."""
+
+    def prewarm(self, image: str, workdir: str = "/testbed", count: int | None = None) -> None: ...
+    async def acquire(self, image: str, start: StartState, *, workdir: str = "/testbed", attempt_id: str) -> Sandbox: ...
+    async def release(self, sandbox: Sandbox) -> None: ...
 
 
 class Teacher(Protocol):

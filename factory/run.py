@@ -16,7 +16,15 @@ from pathlib import Path
 
 from factory.config import Pipeline, parse_pipeline, teacher_label
 from factory.errors import StorageError, UsageError
-from factory.output import BuildSettings, BuildSummary, CardMeta, build_dataset, render_hooks
+from factory.keeper import Keeper
+from factory.output import (
+    BuildSettings,
+    BuildSummary,
+    CardMeta,
+    RenderHooks,
+    build_dataset,
+    render_hooks,
+)
 from factory.progress import Progress
 from factory.protocols import Teacher
 from factory.records import Attempt, Task
@@ -106,17 +114,19 @@ async def _run_held(pipeline: Pipeline, store: RunStore, tasks: list[Task], skip
     paid = {teacher_label(t) for t in pipeline.teachers if t.kind != "scripted"}
     warehouse = open_warehouse(pipeline, store, tasks)
     verifier = DockerVerifier(pipeline.verifier, pipeline.sandbox, run_id=store.run_id)
+    hooks = render_hooks(build_renderer(template=pipeline.output.template))
+    keeper = Keeper(pipeline.filters, count_tokens=hooks.count_tokens)  # the build's own filters and counts
     try:
         async with SandboxPool(pipeline.sandbox, run_id=store.run_id) as pool:
             scheduler = Scheduler(pipeline, tasks, teachers, store, pool=pool, verifier=verifier,
-                                  warehouse=warehouse, progress=progress, journal=paid)
+                                  warehouse=warehouse, progress=progress, journal=paid, keeper=keeper)
             try:
                 result = await scheduler.run()
             finally:
                 progress.stop()
         build = None
         if result.stopped != "interrupted":
-            build = build_run(pipeline, store, result.attempts, tasks, warehouse)
+            build = build_run(pipeline, store, result.attempts, tasks, warehouse, hooks=hooks)
     finally:
         warehouse.close()
     behind = f"{warehouse.behind} attempt(s) not in it yet, as {warehouse.why_behind}" if warehouse.behind else None
@@ -138,9 +148,10 @@ def build_run(
     tasks: list[Task],
     warehouse: Warehouse | None,
     settings: BuildSettings | None = None,
+    hooks: RenderHooks | None = None,
 ) -> BuildSummary:
     """Filters, rendering, dataset and card for a run's attempts (also `factory build`)."""
-    hooks = render_hooks(build_renderer(template=pipeline.output.template))
+    hooks = hooks or render_hooks(build_renderer(template=pipeline.output.template))
     meta = CardMeta(
         pretty_name=pipeline.output.pretty_name or pipeline.name,
         license=pipeline.output.license,

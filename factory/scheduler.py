@@ -4,8 +4,8 @@
       ─► run_agent (teacher turns journaled) ─► release the slot ─► verify (concurrently)
       ─► attempt file (atomic) ─► warehouse ─► task state (early stop, give-up)
 
-Early stop: a task stops launching once its verified, loop-free, distinct successes plus the
-attempts in flight reach `stop_after_kept`. Infrastructure failures (engine fault, sandbox
+Early stop: a task stops launching once the runs the dataset keeps of it (`factory.keeper`: the
+pipeline's own filter chain) plus the attempts in flight reach `filters.cap.per_task`. Infrastructure failures (engine fault, sandbox
 removed, teacher outage after retries) are redone up to `infra_retries` times and recorded as
 such; a verification that the engine keeps failing records the attempt with its trajectory
 and `error_class = verify_error`. Resuming a run redoes what infrastructure left undone: it
@@ -36,12 +36,11 @@ from factory.agent.loop import run_agent
 from factory.budget import Budget
 from factory.config import Pipeline
 from factory.errors import SandboxError, StorageError, VerifyError
-from factory.filters import LoopsFilter, normalize_patch
 from factory.journal import JournalTeacher
-from factory.protocols import Teacher, Verifier
+from factory.keeper import Keeper
+from factory.protocols import Pool, Teacher, Verifier
 from factory.records import INFRA_EXITS, Attempt, AttemptKey, Exit, PossiblyBilled, Task, Trajectory
 from factory.runs import RunStore
-from factory.sandbox.pool import SandboxPool
 
 T = TypeVar("T")
 VERIFY_ERROR = "verify_error"  # error_class of an attempt whose verification infrastructure failed
@@ -59,7 +58,6 @@ class Unit:
 
 @dataclass
 class TaskState:
-    kept: set[str] = field(default_factory=set)  # normalized patches of good attempts
     inflight: int = 0
     streak: int = 0  # model failures in a row
     gave_up: bool = False
@@ -77,18 +75,12 @@ class RunResult:
     possibly_billed: int = 0  # paid requests cut off in flight (kill, cancel, timeout), in no cost above
     possibly_billed_usd: float = 0.0  # the most those of known price can have cost
     possibly_billed_unpriced: int = 0
-    kept: int = 0  # distinct verified loop-free successes, over all tasks
+    kept: int = 0  # rows the dataset keeps (the pipeline's filters), over all tasks
+    tasks: int = 0
+    cap: int | None = None  # filters.cap.per_task, the runs a task keeps; None: no cap
+    at_cap: int = 0  # tasks whose kept runs reached the cap
+    not_needed: int = 0  # attempts never made: their task had enough (early stop)
     attempts: list[Attempt] = field(default_factory=list)
-
-
-def good(attempt: Attempt, loops: LoopsFilter) -> str | None:
-    """The normalized patch of a verified, submitted, loop-free attempt; None otherwise."""
-    t, v = attempt.trajectory, attempt.verdict
-    if t is None or v is None or not v.resolved or t.exit is not Exit.submitted:
-        return None
-    if loops.check(attempt) is not None:
-        return None
-    return normalize_patch(t.patch)
 
 
 class Scheduler:
@@ -99,11 +91,12 @@ class Scheduler:
         teachers: dict[str, Teacher],
         store: RunStore,
         *,
-        pool: SandboxPool,
+        pool: Pool,
         verifier: Verifier,
         warehouse=None,
         progress=None,
         journal: set[str] | None = None,
+        keeper: Keeper | None = None,
     ):
         self.p = pipeline
         self.tasks = tasks
@@ -116,14 +109,14 @@ class Scheduler:
         self.progress = progress
         self.state = {t.instance_id: TaskState() for t in tasks}
         self.tasks_by_id = {t.instance_id: t for t in tasks}
-        self.result = RunResult()
+        self.keeper = keeper or Keeper(pipeline.filters)
+        self.result = RunResult(tasks=len(tasks), cap=self.keeper.wanted)
         self.slots = asyncio.Semaphore(pipeline.sampling.max_in_flight)
         self.verify_slots = asyncio.Semaphore(max(1, pipeline.sampling.max_in_flight // 2))
         self.changed = asyncio.Event()
         self.running: set[asyncio.Task] = set()
         self.stopping = False
         self.interrupts = 0
-        self.loops = LoopsFilter(pipeline.filters.loops)
         self.budget = Budget(pipeline)
         self.write_error: StorageError | None = None  # the first run file that could not be written
         self.late: set[asyncio.Future] = set()  # work that passed an attempt's deadline, finishing unawaited
@@ -147,15 +140,15 @@ class Scheduler:
         state = self.state.get(attempt.key.instance_id)
         if state is None:
             return
-        patch = good(attempt, self.loops)
-        if patch is not None:
-            self.result.kept += patch not in state.kept
-            state.kept.add(patch)
+        task = attempt.key.instance_id
+        if self.keeper.add(attempt):
             state.streak = 0
         elif attempt.error_class is None:
             state.streak += 1
             limit = self.p.sampling.give_up_after_failures
-            state.gave_up = state.gave_up or (limit is not None and state.streak >= limit and not state.kept)
+            state.gave_up = state.gave_up or (limit is not None and state.streak >= limit and not self.keeper.kept(task))
+        self.result.kept = self.keeper.total
+        self.result.at_cap = sum(not self.keeper.needs(t) for t in self.state)
         cost = attempt.trajectory.cost_usd if attempt.trajectory else 0.0
         if cost is None:
             self.result.unknown_cost += 1
@@ -171,19 +164,21 @@ class Scheduler:
 
     def _eligible(self, queue: deque[Unit]) -> Unit | None:
         """Pop the first unit that may start now; drop units of finished tasks for good."""
-        stop, give_up = self.p.sampling.stop_after_kept, self.p.sampling.give_up_after_failures
+        give_up = self.p.sampling.give_up_after_failures
         # the scan ends at the first eligible unit; only units of tasks with attempts in flight
         # come before it, so a launch costs O(in flight), not O(queue), on runs of 100k units
         i = 0
         while i < len(queue):
             unit = queue[i]
-            state = self.state[unit.task.instance_id]
-            if len(state.kept) >= stop or state.gave_up:
+            task = unit.task.instance_id
+            state = self.state[task]
+            if not self.keeper.needs(task) or state.gave_up:
+                self.result.not_needed += not state.gave_up
                 del queue[i]
                 continue
             # never bet more attempts than could still be needed, or than the failure allowance left
-            needed = len(state.kept) + state.inflight < stop
-            allowed = give_up is None or bool(state.kept) or state.streak + state.inflight < give_up
+            needed = self.keeper.needs(task, state.inflight)
+            allowed = give_up is None or bool(self.keeper.kept(task)) or state.streak + state.inflight < give_up
             if needed and allowed:
                 del queue[i]
                 return unit

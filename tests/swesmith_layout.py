@@ -209,8 +209,9 @@ sandbox:
   warm: 2
 sampling:
   attempts_per_task: {attempts}
-  stop_after_kept: {stop or attempts + 10}
   max_in_flight: {in_flight}
+filters:
+  cap: {{per_task: {stop or attempts + 10}}}
 verifier:
   timeout: 180
   memory: 1g

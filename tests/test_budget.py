@@ -56,9 +56,10 @@ agent:
   max_live: 6
 sampling:
   attempts_per_task: 4
-  stop_after_kept: 5
   max_in_flight: 4
   infra_retries: 0
+filters:
+  cap: {{per_task: 5}}
 budget:
   max_cost_usd: {budget}
 output:
@@ -204,7 +205,6 @@ sandbox:
   memory: 512m
 sampling:
   attempts_per_task: 4
-  stop_after_kept: 3
   give_up_after_failures: 3
   max_in_flight: 2
 output:

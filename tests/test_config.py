@@ -37,7 +37,7 @@ def test_valid_file_fills_defaults_and_resolves_paths(tmp_path):
     path.write_text(VALID)
     p = load_pipeline(path)
     assert p.sampling.attempts_per_task == 3
-    assert p.sampling.stop_after_kept == 3
+    assert p.filters.cap.per_task == 3
     assert p.sandbox.network == "none"
     assert teacher_label(p.teachers[1]) == "gpt-4.1"
     assert p.resolve(p.tasks.source) == tmp_path / "tasks.jsonl"
@@ -55,6 +55,12 @@ def test_unknown_key_names_its_line_and_the_valid_keys():
     assert err.field == "sampling.max_attempts"
     assert "unknown key" in err.message and "attempts_per_task" in err.message
     assert str(err).startswith("p.yaml:11:3: sampling.max_attempts: unknown key")
+
+
+def test_a_removed_setting_says_what_replaced_it():
+    err = error_for(VALID + "  stop_after_kept: 4\n")
+    assert err.field == "sampling" and "filters.cap.per_task" in err.message
+    assert str(err).startswith("p.yaml:")
 
 
 def test_missing_field_points_at_the_mapping_that_lacks_it():

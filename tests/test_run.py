@@ -53,8 +53,9 @@ sandbox:
   max_live: {in_flight + 2}
 sampling:
   attempts_per_task: {attempts}
-  stop_after_kept: {stop}
   max_in_flight: {in_flight}
+filters:
+  cap: {{per_task: {stop}}}
 verifier:
   timeout: 120
 output:
@@ -108,7 +109,7 @@ async def test_early_stop_launches_no_attempt_a_task_no_longer_needs(tmp_path, d
     assert len(keys) == 2 and outcome.result.launched == 2
     assert all(a.verdict and a.verdict.resolved for a in outcome.store.attempts())
     # the dataset and its card were built at the end
-    assert outcome.build is not None and outcome.build.rows == 2
+    assert outcome.build is not None and outcome.build.rows == 2 == outcome.result.kept
     assert (outcome.store.dataset_dir / "README.md").exists()
     assert "scripted" in (outcome.store.dataset_dir / "README.md").read_text()
 
@@ -209,9 +210,10 @@ teachers:
   memory: 512m
 sampling:
   attempts_per_task: {attempts}
-  stop_after_kept: 5
   max_in_flight: {in_flight}
   infra_retries: 1
+filters:
+  cap: {{per_task: 5}}
 output:
   dir: {tmp_path / "runs"}
 {budget}""")

@@ -1,16 +1,19 @@
 """`dedup`: within a task, keep one run of each way of solving it.
 
-Two runs of a task are duplicates when their normalized action sequences are identical, when
-their normalized patches are identical (whitespace never counts), or, for near duplicates,
-when the MinHash estimate of the Jaccard similarity of their action shingles reaches
-`near_threshold`. Of duplicates the run with the fewest actions is kept (then the lowest
+Two runs of a task are duplicates when their normalized action sequences are identical, or,
+for near duplicates, when the MinHash estimate of the Jaccard similarity of their action
+shingles reaches `near_threshold`; with `by: patch`, also when their normalized patches are
+identical (whitespace never counts). The default, `by: trajectory`, keeps one fix reached by
+different ways: a teacher that always finds the same fix still fills a task's cap (which picks
+distinct patches first), so early stop is reached instead of every attempt being spent on one
+row. Of duplicates the run with the fewest actions is kept (then the lowest
 teacher name and attempt index), so the choice does not depend on input order.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -27,8 +30,9 @@ class DedupConfig(BaseModel):
     """Run this filter."""
     actions: bool = True
     """Drop runs whose normalized action sequence equals a kept run's."""
-    patches: bool = True
-    """Drop runs whose normalized patch equals a kept run's."""
+    by: Literal["trajectory", "patch"] = "trajectory"
+    """What makes two runs the same way of solving a task: their actions only (`trajectory`), or
+    also their normalized patch (`patch`: one row per distinct fix)."""
     near_threshold: float | None = Field(0.9, gt=0.0, le=1.0)
     """Drop runs whose estimated action Jaccard similarity to a kept run reaches this; null turns it off."""
     shingle_size: int = Field(3, ge=1)
@@ -70,7 +74,7 @@ class DedupFilter(TaskFilter):
             label = key_label(other.attempt.key)
             if self.config.actions and candidate.actions == other.actions:
                 return Rejection(DropReason.duplicate_actions, f"same {len(candidate.actions)} actions as {label}")
-            if self.config.patches and candidate.patch and candidate.patch == other.patch:
+            if self.config.by == "patch" and candidate.patch and candidate.patch == other.patch:
                 return Rejection(DropReason.duplicate_patch, f"same patch as {label}")
         if candidate.signature is None or self.config.near_threshold is None:
             return None

@@ -33,7 +33,8 @@ def mixed_run():
 
 def test_the_funnel_counts_every_drop_with_its_reason():
     attempts = mixed_run()
-    result = FilterChain.from_config(FiltersConfig.model_validate({"length": {"max_tokens": 2000}})).run(attempts)
+    config = FiltersConfig.model_validate({"length": {"max_tokens": 2000}, "dedup": {"by": "patch"}})
+    result = FilterChain.from_config(config).run(attempts)
     assert [s.name for s in result.steps] == list(FILTER_ORDER)
     assert result.funnel() == [
         ("attempts", 9),

@@ -9,10 +9,11 @@ def dedup(attempts, **config):
     return DedupFilter(DedupConfig(**config)).run(attempts)
 
 
-def test_patches_differing_only_in_whitespace_are_duplicates():
+def test_by_patch_patches_differing_only_in_whitespace_are_duplicates():
     a = attempt(distinct(5, "a"), index=0, patch=patch_for("return 2"))
     b = attempt(distinct(7, "b"), index=1, patch=patch_for("return   2  ").replace("    return", "\treturn"))
-    result = dedup([a, b])
+    assert dedup([a, b]).drops == []  # by trajectory (the default): one fix reached two ways is kept twice
+    result = dedup([a, b], by="patch")
     assert result.kept == [a]
     (drop,) = result.drops
     assert (drop.key, drop.reason, drop.detail) == (b.key, DropReason.duplicate_patch, "same patch as claude#0")
@@ -29,7 +30,7 @@ def test_identical_action_sequences_are_duplicates_even_with_other_patches():
 def test_of_duplicates_the_shorter_run_is_kept():
     long = attempt(distinct(9, "long"), teacher="aaa", index=0, patch=patch_for("return 2"))
     short = attempt(distinct(3, "short"), teacher="zzz", index=0, patch=patch_for("return 2"))
-    result = dedup([long, short])
+    result = dedup([long, short], by="patch")
     assert result.kept == [short]
 
 
@@ -62,7 +63,8 @@ def test_runs_of_different_tasks_are_never_duplicates():
 def test_checks_can_be_turned_off():
     a = attempt(distinct(4, "a"), index=0, patch=patch_for("return 2"))
     b = attempt(distinct(4, "b"), index=1, patch=patch_for("return 2"))
-    assert dedup([a, b], patches=False, near_threshold=None).drops == []
+    assert dedup([a, b], by="patch", actions=False).drops[0].reason == DropReason.duplicate_patch
+    assert dedup([a, b], near_threshold=None).drops == []
 
 
 def test_the_choice_does_not_depend_on_input_order():

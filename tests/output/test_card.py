@@ -7,6 +7,7 @@ import pytest
 
 from factory import __version__
 from factory.errors import UsageError
+from factory.filters import FiltersConfig
 from factory.output import (
     BuildSettings,
     CardMeta,
@@ -33,7 +34,9 @@ def build(tmp_path, scripted=False, **kwargs):
     kwargs.setdefault("tokenize", fake_tokenize)
     kwargs.setdefault("render_info", RENDER)
     return build_dataset(demo_attempts(scripted=scripted), PIPELINE_YAML, tmp_path / "out",
-                         BuildSettings(build_command="factory build demo --per-task 3"), meta=META, tasks=TASKS,
+                         BuildSettings(build_command="factory build demo --per-task 3",
+                                       filters=FiltersConfig.model_validate({"dedup": {"by": "patch"}})),
+                         meta=META, tasks=TASKS,
                          built_at=datetime(2025, 1, 2, 3, 4, tzinfo=UTC), **kwargs)
 
 

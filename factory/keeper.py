@@ -1,0 +1,60 @@
+"""Which runs a task keeps, decided as attempts finish by the filter chain that builds the dataset.
+
+The executor asks one question, `needs(task, in_flight)`: does this task still need attempts?
+The answer comes from the pipeline's own `filters:` section, so a run stops paying for a task
+exactly when the dataset it writes would hold `filters.cap.per_task` rows of it:
+
+    keeper = Keeper(pipeline.filters)
+    keeper.add(attempt)                 # as each attempt finishes (or is read back on resume)
+    keeper.kept(task_id)                # the task's rows as `factory build` would write them
+    keeper.needs(task_id, in_flight=1)  # False once kept + in flight reach the cap
+
+The filters in front of the first per-task filter (resolved, loops, length) judge each attempt
+once, when it is added; the rest of the chain (dedup, cap, secrets) runs over the task's
+survivors each time one is added. Per-attempt filters see one attempt and per-task filters one
+task, so the rows kept per task are those of the chain run over every attempt of the run. With
+the cap turned off nothing stops a task early: every attempt of `sampling.attempts_per_task`
+is made.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from factory.filters import FilterChain, FiltersConfig, TaskFilter, TokenCounter
+from factory.records import Attempt
+
+
+class Keeper:
+    def __init__(self, filters: FiltersConfig, count_tokens: TokenCounter | None = None):
+        chain = FilterChain.from_config(filters, count_tokens=count_tokens).filters
+        split = next((i for i, f in enumerate(chain) if isinstance(f, TaskFilter)), len(chain))
+        self.each = FilterChain(chain[:split])
+        """Filters that judge one attempt on its own: run once per attempt."""
+        self.rest = FilterChain(chain[split:])
+        """The rest of the chain, over a task's attempts that passed `each`."""
+        self.wanted = filters.cap.per_task if filters.cap.enabled else None
+        """Runs a task keeps at most, and so needs; None: no cap, every attempt is made."""
+        self._passed: dict[str, list[Attempt]] = defaultdict(list)
+        self._kept: dict[str, list[Attempt]] = {}
+
+    def add(self, attempt: Attempt) -> bool:
+        """Take a finished attempt into its task's group; True if it passed the per-attempt filters."""
+        if not self.each.run([attempt]).kept:
+            return False
+        task = attempt.key.instance_id
+        self._passed[task].append(attempt)
+        self._kept[task] = self.rest.run(self._passed[task]).kept
+        return True
+
+    def kept(self, task: str) -> list[Attempt]:
+        return self._kept.get(task, [])
+
+    def needs(self, task: str, in_flight: int = 0) -> bool:
+        """Whether the task still needs attempts beyond the `in_flight` ones (which may all be kept)."""
+        return self.wanted is None or len(self.kept(task)) + in_flight < self.wanted
+
+    @property
+    def total(self) -> int:
+        """Rows kept over all tasks so far."""
+        return sum(map(len, self._kept.values()))

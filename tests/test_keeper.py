@@ -1,0 +1,187 @@
+"""One definition of a kept run: the run stops a task exactly where the dataset's filter chain says.
+
+The scheduler runs here on stand-ins (a pool of sandboxes that only answer, a teacher that acts
+out the plan its sandbox gives it, a verifier that reads the patch), so its policy is tested
+without Docker; the filters are the real ones.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from factory.config import parse_pipeline
+from factory.filters import FilterChain, FiltersConfig
+from factory.keeper import Keeper
+from factory.progress import QuietProgress
+from factory.protocols import ExecResult
+from factory.records import Completion, Message, Task, ToolCall, Verdict
+from factory.runs import RunStore
+from factory.scheduler import Scheduler
+from tests.filters.attempt_builder import attempt, bash, distinct, patch_for, submit
+
+FIX_A, FIX_B = patch_for("return 2"), patch_for("return 3")
+PLANS = [  # what attempt i of every task does: (how it acts, its patch)
+    ("once", "-wrong\n"),  # submits a patch that fixes nothing
+    ("loop", FIX_A),  # the same command ten times, then submits
+    ("endless", FIX_A),  # new commands until max_turns: resolved, never submitted
+    ("once", FIX_A),
+    ("once", FIX_A),  # the same fix again, another way
+    ("once", FIX_B),
+]
+
+
+class PlanSandbox:
+    """Answers every command with its plan; its diff is the plan's patch."""
+
+    def __init__(self, plan: tuple[str, str]):
+        self.workdir, self.closed = "/testbed", False
+        self.plan, self.patch = plan
+
+    async def exec(self, cmd: str, timeout: float | None = None, *, user: str | None = None) -> ExecResult:
+        return ExecResult(0, self.plan)
+
+    async def diff(self) -> str:
+        return self.patch
+
+    async def close(self) -> None:
+        self.closed = True
+
+
+class PlanPool:
+    """Hands out sandboxes by the attempt's index (the end of its attempt id)."""
+
+    def __init__(self):
+        self.made: Counter[str] = Counter()
+
+    def prewarm(self, image: str, workdir: str = "/testbed", count: int | None = None) -> None:
+        pass
+
+    async def acquire(self, image, start, *, workdir: str, attempt_id: str) -> PlanSandbox:
+        task, _, index = attempt_id.rpartition(".")
+        self.made[task.rpartition(".")[0]] += 1
+        return PlanSandbox(PLANS[int(index)])
+
+    async def release(self, sandbox: PlanSandbox) -> None:
+        await sandbox.close()
+
+
+class PlanTeacher:
+    """Reads its plan from the first command's output and acts it out."""
+
+    name, model = "actor", "actor-1"
+
+    def session(self, task: Task, seed: int) -> PlanTeacher:
+        session = PlanTeacher()
+        session.seed = seed
+        return session
+
+    async def complete(self, messages: list[Message], tools: list[dict]) -> Completion:
+        outputs = [m.content for m in messages if m.role == "tool"]
+        plan = outputs[0] if outputs else ""
+        if not outputs:
+            command = f"cat PLAN  # {self.seed}"  # every attempt's actions differ
+        elif plan == "loop" and len(outputs) < 11:
+            command = "python -m pytest -q"
+        elif plan == "endless":
+            command = f"echo {len(outputs)}"
+        else:
+            return Completion(message=Message(role="assistant", content="done"), cost_usd=0.0)
+        call = ToolCall(id=f"c{len(outputs)}", name="bash", arguments=json.dumps({"command": command}))
+        return Completion(message=Message(role="assistant", tool_calls=[call]), cost_usd=0.0)
+
+
+class PatchVerifier:
+    async def verify(self, task: Task, patch: str) -> Verdict:
+        return Verdict(resolved="return" in patch)
+
+
+def pipeline(filters: dict, in_flight: int = 1):
+    return parse_pipeline(f"""\
+name: keeper
+tasks: {{source: nowhere}}
+teachers: [{{kind: scripted, model: scripted-actor, name: scripted-actor}}]
+agent: {{max_turns: 14}}
+sampling: {{attempts_per_task: {len(PLANS)}, max_in_flight: {in_flight}}}
+filters: {json.dumps(filters)}
+""")
+
+
+async def run(tmp_path: Path, filters: dict, in_flight: int = 1):
+    p = pipeline(filters, in_flight)
+    tasks = [Task(instance_id=f"t{i}", repo="r", problem_statement="", image="none") for i in range(2)]
+    store = RunStore(tmp_path / "run")
+    store.start("", "test", "test")
+    pool = PlanPool()
+    result = await Scheduler(p, tasks, {"scripted-actor": PlanTeacher()}, store, pool=pool, verifier=PatchVerifier(),
+                             progress=QuietProgress()).run()
+    return p, result, pool
+
+
+SETTINGS = {
+    "defaults": {},
+    "loops off": {"loops": {"enabled": False}},
+    "dedup by patch": {"dedup": {"by": "patch"}},
+    "dedup by trajectory": {"dedup": {"by": "trajectory"}},
+    "cap 1": {"cap": {"per_task": 1}},
+    "cap 3": {"cap": {"per_task": 3}},
+    "require_submitted off": {"resolved": {"require_submitted": False}},
+    "cap off": {"cap": {"enabled": False}},
+}
+
+
+@pytest.mark.parametrize("name", list(SETTINGS))
+async def test_the_run_keeps_what_the_dataset_keeps_and_stops_where_it_has_enough(name, tmp_path):
+    p, result, pool = await run(tmp_path, SETTINGS[name])
+    chain = FilterChain.from_config(p.filters)
+    assert result.kept == len(chain.run(result.attempts).kept)
+    cap = p.filters.cap.per_task if p.filters.cap.enabled else None
+    full = [t for t in ("t0", "t1") if cap is not None and len(chain.run(
+        [a for a in result.attempts if a.key.instance_id == t]).kept) == cap]
+    assert (result.cap, result.at_cap, result.not_needed) == (cap, len(full), sum(len(PLANS) - pool.made[t] for t in full))
+    for task in ("t0", "t1"):
+        made = sorted((a for a in result.attempts if a.key.instance_id == task), key=lambda a: a.key.index)
+        assert [a.key.index for a in made] == list(range(len(made))) and pool.made[task] == len(made)
+        kept = len(chain.run(made).kept)
+        before_last = len(chain.run(made[:-1]).kept)
+        if len(made) < len(PLANS):  # it stopped early: exactly when the cap was reached
+            assert cap is not None and kept == cap and before_last < cap
+        else:
+            assert cap is None or before_last < cap
+
+
+async def test_each_setting_changes_what_is_kept_and_so_when_sampling_stops(tmp_path):
+    made = {}
+    for name in ("defaults", "loops off", "dedup by patch", "cap 1", "require_submitted off", "cap off"):
+        _, result, pool = await run(tmp_path / name.replace(" ", "_"), SETTINGS[name])
+        made[name] = (pool.made["t0"], result.kept // 2)
+    # (attempts made of a task, rows kept of it); attempts #0 to #5 follow PLANS
+    assert made["defaults"] == (6, 3)  # #1 loops, #2 never submits: #3, #4 (fix A another way), #5
+    assert made["loops off"] == (5, 3)  # the looping #1 counts: the cap is reached at #4
+    assert made["require_submitted off"] == (5, 3)  # the unsubmitted #2 counts
+    assert made["dedup by patch"] == (6, 2)  # #4 repeats #3's fix: every attempt is made for two rows
+    assert made["cap 1"] == (4, 1)
+    assert made["cap off"] == (6, 3)
+
+
+def test_attempts_in_flight_count_against_the_cap_and_a_turned_off_cap_never_stops():
+    keeper = Keeper(FiltersConfig.model_validate({"cap": {"per_task": 2}}))
+    keeper.add(attempt(distinct(3, "a"), index=0, patch=FIX_A, instance_id="t-1"))
+    assert keeper.needs("t-1") and keeper.needs("t-1", in_flight=0) and not keeper.needs("t-1", in_flight=1)
+    keeper.add(attempt(distinct(3, "b"), index=1, patch=FIX_B, instance_id="t-1"))
+    assert not keeper.needs("t-1") and keeper.needs("t-2") and keeper.total == 2
+    uncapped = Keeper(FiltersConfig.model_validate({"cap": {"enabled": False}}))
+    for i in range(5):
+        uncapped.add(attempt(distinct(3, f"r{i}"), index=i, patch=FIX_A, instance_id="t-1"))
+    assert uncapped.needs("t-1", in_flight=100) and uncapped.total == 5
+
+
+def test_an_attempt_the_per_attempt_filters_drop_is_no_success_and_not_kept():
+    keeper = Keeper(FiltersConfig())
+    looped = attempt([bash("pytest")] * 10 + [submit()], index=0, patch=FIX_A, instance_id="t-1")
+    assert keeper.add(looped) is False and keeper.kept("t-1") == []
+    assert keeper.add(attempt(distinct(3, "ok"), index=1, patch=FIX_A, instance_id="t-1")) is True
+    assert [a.key.index for a in keeper.kept("t-1")] == [1]
