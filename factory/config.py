@@ -19,14 +19,18 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, Field, ValidationError, model_validator
 from pydantic_core import PydanticCustomError
 
 from factory.agent.config import AgentConfig
 from factory.errors import ConfigError, UsageError
 from factory.filters import FiltersConfig
+from factory.sandbox.config import SandboxConfig
+from factory.section import Section
+from factory.tasks.config import TasksConfig
 from factory.teachers import config_union, kinds
 from factory.teachers.prices import price_of
+from factory.verify.config import VerifierConfig
 
 TeacherConfig = config_union()
 """One teacher: the union of every registered kind's own config (`anthropic`, `openai`, `scripted`)."""
@@ -35,80 +39,6 @@ TeacherConfig = config_union()
 def teacher_label(teacher: Any) -> str:
     """Name of a teacher in trajectories, the warehouse and the dataset."""
     return teacher.name or teacher.model
-
-
-class Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
-
-
-class TasksConfig(Section):
-    source: str
-    """A task-set folder, a JSONL or Parquet file, or a Hugging Face dataset name."""
-    format: Literal["auto", "swesmith", "swebench"] = "auto"
-    """Row schema; `auto` tells SWE-smith rows (bug `patch`) from SWE-bench rows (`test_patch`)."""
-    split: str = "train"
-    """Dataset split, for Hugging Face sources."""
-    streaming: bool = False
-    """Stream a Hugging Face dataset instead of downloading it whole."""
-    limit: int | None = Field(default=None, ge=1)
-    """Use at most this many tasks (after selection and shuffling)."""
-    shuffle_seed: int | None = None
-    """Shuffle the tasks with this seed before `limit`; None keeps the source order."""
-    include_ids: list[str] = Field(default_factory=list)
-    exclude_ids: list[str] = Field(default_factory=list)
-    include_repos: list[str] = Field(default_factory=list)
-    exclude_repos: list[str] = Field(default_factory=list)
-    test_cmd: str | None = None
-    """Shell prefix that sets up the test environment, overriding the task set's default."""
-    strict: bool = False
-    """Fail the load on the first bad row instead of reporting and skipping it."""
-    skip_invalid: bool = True
-    """Skip tasks that `factory tasks validate` marked broken or flaky."""
-
-
-class SandboxConfig(Section):
-    network: str = "none"
-    """Docker network mode of agent containers; `none` keeps them offline."""
-    memory: str = "2g"
-    """Memory limit per container (Docker units)."""
-    cpus: float = Field(default=1.0, gt=0)
-    """CPU limit per container."""
-    pids_limit: int = Field(default=512, ge=16)
-    """Process limit per container: a fork bomb stops here."""
-    user: str = "agent"
-    """User the agent's commands run as, created at start where the image lacks it (SWE-bench and
-    SWE-smith images have only root); `root` runs them as root."""
-    max_live: int = Field(default=8, ge=1)
-    """Containers alive at once, warm ones included."""
-    warm: int = Field(default=0, ge=0)
-    """Containers created ahead of need per image."""
-    create_rate: float = Field(default=4.0, gt=0)
-    """Container creations per second, at most."""
-    self_destruct_seconds: int = Field(default=4 * 3600, ge=60)
-    """A container removes itself after this long, even if the factory died."""
-    output_limit_bytes: int = Field(default=1_000_000, ge=1024)
-    """Bytes of command output kept per exec; the rest is cut with a marker."""
-
-
-class VerifierConfig(Section):
-    timeout: float = Field(default=900, gt=0)
-    """Seconds the hidden tests may run, at most; the limit for a task that was never validated."""
-    timeout_margin: float = Field(default=5.0, ge=1)
-    """A validated task's tests may run this many times as long as its gold fix took to verify ..."""
-    timeout_floor: float = Field(default=60, gt=0)
-    """... but never less than this many seconds (a stall then costs a minute, not a quarter hour)."""
-    memory: str = "4g"
-    """Memory limit of the verification container."""
-    infra_retries: int = Field(default=3, ge=0)
-    """Redo a verification this many times (fresh container, backoff) when the engine failed it."""
-    retry_wait: float = Field(default=2.0, ge=0)
-    """Seconds before the first redo; doubles (with jitter) each time."""
-
-    def timeout_for(self, measured_seconds: float | None) -> float:
-        """The test time limit of a task whose gold fix took `measured_seconds` to verify."""
-        if not measured_seconds:
-            return self.timeout
-        return min(self.timeout, max(self.timeout_floor, self.timeout_margin * measured_seconds))
 
 
 class SamplingConfig(Section):

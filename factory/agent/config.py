@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from factory.section import Section
 
 
-class AgentConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
-
+class AgentConfig(Section):
     max_turns: int = Field(default=50, ge=1)
     """Teacher calls per attempt before it ends with exit `max_turns`."""
     max_tokens: int = Field(default=1_000_000, ge=1)

@@ -11,16 +11,15 @@ from __future__ import annotations
 import hashlib
 from typing import ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from factory.filters.actions import actions, normalize_patch
 from factory.filters.base import DropReason, Rejection, TaskFilter, key_id, key_label
 from factory.records import Attempt
+from factory.section import Section
 
 
-class CapConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
-
+class CapConfig(Section):
     enabled: bool = True
     """Run this filter."""
     per_task: int = Field(3, ge=1)

@@ -15,17 +15,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from factory.filters.actions import actions, normalize_patch
 from factory.filters.base import DropReason, Rejection, TaskFilter, key_id, key_label
 from factory.filters.minhash import shingles, signature, similarity
 from factory.records import Attempt
+from factory.section import Section
 
 
-class DedupConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
-
+class DedupConfig(Section):
     enabled: bool = True
     """Run this filter."""
     actions: bool = True

@@ -14,11 +14,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from factory.errors import FactoryError
 from factory.filters.base import AttemptFilter, DropReason, Rejection
 from factory.records import Attempt, Message, Trajectory
+from factory.section import Section
 
 
 @dataclass(frozen=True)
@@ -74,9 +75,7 @@ def is_exact(counter: TokenCounter) -> bool:
     return getattr(counter, "exact", True)
 
 
-class LengthConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
-
+class LengthConfig(Section):
     enabled: bool = True
     """Run this filter."""
     max_tokens: int = Field(32768, ge=1)

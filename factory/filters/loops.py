@@ -11,16 +11,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from factory.filters.actions import actions
 from factory.filters.base import AttemptFilter, DropReason, Rejection
 from factory.records import Attempt
+from factory.section import Section
 
 
-class LoopsConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
-
+class LoopsConfig(Section):
     enabled: bool = True
     """Run this filter."""
     min_repeats: int = Field(10, ge=2)

@@ -4,15 +4,12 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from pydantic import BaseModel, ConfigDict
-
 from factory.filters.base import AttemptFilter, DropReason, Rejection
 from factory.records import Attempt, Exit
+from factory.section import Section
 
 
-class ResolvedConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
-
+class ResolvedConfig(Section):
     enabled: bool = True
     """Run this filter (turning it off publishes unverified runs: only for debugging)."""
     require_submitted: bool = True

@@ -14,10 +14,11 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
 
 from factory.filters.base import BaseFilter, Drop, DropReason, FilterResult, Flag, FlagCode
 from factory.records import Attempt, Message, ToolCall
+from factory.section import Section
 
 _WORD = r"A-Za-z0-9_"
 PATTERNS: dict[str, str] = {
@@ -39,9 +40,7 @@ def placeholder(kind: str) -> str:
     return f"[REDACTED:{kind}]"
 
 
-class SecretsConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
-
+class SecretsConfig(Section):
     enabled: bool = True
     """Run this filter (leave it on for anything that is published)."""
     action: Literal["redact", "drop"] = "redact"

@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from factory import __version__
 from factory.errors import UsageError
@@ -37,6 +37,7 @@ from factory.output.stats import task_stats, teacher_stats, token_stats
 from factory.output.validate import CARD, check_card
 from factory.output.writer import DEFAULT_SHARD_BYTES, WrittenDataset, write_dataset
 from factory.records import Attempt, Task
+from factory.section import Section
 
 CLI_OVERRIDES: dict[str, str] = {
     "per_task": "cap.per_task",
@@ -52,9 +53,7 @@ Tokenize = Callable[[list[Attempt]], Sequence[TokenizedRow | Drop]]
 cannot be rendered exactly (`render_hooks` adapts factory.render's renderer)."""
 
 
-class BuildSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
-
+class BuildSettings(Section):
     filters: FiltersConfig = Field(default_factory=FiltersConfig)
     """Filter settings: the pipeline's `filters:` section with any command-line overrides."""
     max_shard_bytes: int = Field(DEFAULT_SHARD_BYTES, ge=1)

@@ -26,11 +26,11 @@ from pathlib import PurePosixPath
 
 from docker.models.containers import Container
 
-from factory.config import SandboxConfig
 from factory.errors import EngineError, EngineGone, SandboxCrashed, SandboxError, SandboxStartError
 from factory.protocols import ExecResult
 from factory.records import StartState
 from factory.sandbox import engine
+from factory.sandbox.config import SandboxConfig
 from factory.sandbox.git import (
     COMMIT,
     FACTORY_DIR,

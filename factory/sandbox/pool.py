@@ -12,9 +12,9 @@ import logging
 import time
 from collections import Counter, defaultdict
 
-from factory.config import SandboxConfig
 from factory.errors import SandboxError
 from factory.records import StartState
+from factory.sandbox.config import SandboxConfig
 from factory.sandbox.docker import DockerSandbox
 
 log = logging.getLogger(__name__)

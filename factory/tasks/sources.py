@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from factory.config import TasksConfig
 from factory.errors import UsageError
 from factory.records import Task
+from factory.tasks.config import TasksConfig
 from factory.tasks.rows import BadRow, task_from_row
 
 TASKS_FILE = "tasks.jsonl"

@@ -24,12 +24,13 @@ from importlib import resources
 
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
 
-from factory.config import SandboxConfig, VerifierConfig
 from factory.errors import SandboxCrashed, SandboxError, VerifyError
 from factory.records import Check, Reason, StartState, Task, Verdict
+from factory.sandbox.config import SandboxConfig
 from factory.sandbox.docker import DIFF_LIMIT, DockerSandbox
 from factory.sandbox.printed import print_files, printed_files
 from factory.verify import gitread
+from factory.verify.config import VerifierConfig
 from factory.verify.controls import ControlPlan, hidden_files, plan_controls
 from factory.verify.flags import static_flags
 from factory.verify.grading import TestRun, grade

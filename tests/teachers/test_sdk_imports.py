@@ -3,6 +3,7 @@ verifier and the command line start without them (issues 15 and 19)."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -29,3 +30,12 @@ def test_importing_a_stage_loads_no_model_sdk(module):
 def test_an_api_teacher_brings_its_sdk(config, sdk):
     teacher = build_teacher(config)
     assert teacher.sdk.__name__ == sdk and sdk in sys.modules
+
+
+@pytest.mark.parametrize("module", ["factory.sandbox", "factory.verify", "factory.tasks"])
+def test_a_stage_brings_its_own_config_not_the_pipeline(module):
+    """Section configs live next to their stage; only `factory.config` assembles them."""
+    probe = f"import json, sys, {module}; print(json.dumps([m for m in sys.modules if m.startswith('factory.')]))"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    loaded = {m.split(".")[1] for m in json.loads(out)}
+    assert not loaded & {"config", "agent", "teachers", "filters"}, loaded

@@ -1,6 +1,8 @@
 """A run's writer in its own process: `python -m tests.warehouse.writer_process DB N`.
 
-Records N attempts one at a time, a little apart, as a scheduler would, then closes.
+Records N attempts one at a time, a little apart, as a scheduler would, then closes. After
+each quarter it says how many it wrote and waits for a line on stdin, so a reader gets its
+turn mid-run however loaded the machine is.
 """
 
 from __future__ import annotations
@@ -23,6 +25,10 @@ def main(db: Path, n: int) -> None:
         wh.record_attempt(attempt("live", f"t{i % 10}", "A", i // 10, "pass" if i % 3 else "fail"),
                           started_at=T0, finished_at=T0)
         time.sleep(0.005)
+        if (i + 1) % (n // 4) == 0 and i + 1 < n:
+            wh.flush()
+            print(f"wrote {i + 1}", flush=True)
+            sys.stdin.readline()
     wh.close()
     print("done", flush=True)
 

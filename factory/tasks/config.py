@@ -1,0 +1,34 @@
+"""`tasks:`, the pipeline section that says which tasks to load and how to select them."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from factory.section import Section
+
+
+class TasksConfig(Section):
+    source: str
+    """A task-set folder, a JSONL or Parquet file, or a Hugging Face dataset name."""
+    format: Literal["auto", "swesmith", "swebench"] = "auto"
+    """Row schema; `auto` tells SWE-smith rows (bug `patch`) from SWE-bench rows (`test_patch`)."""
+    split: str = "train"
+    """Dataset split, for Hugging Face sources."""
+    streaming: bool = False
+    """Stream a Hugging Face dataset instead of downloading it whole."""
+    limit: int | None = Field(default=None, ge=1)
+    """Use at most this many tasks (after selection and shuffling)."""
+    shuffle_seed: int | None = None
+    """Shuffle the tasks with this seed before `limit`; None keeps the source order."""
+    include_ids: list[str] = Field(default_factory=list)
+    exclude_ids: list[str] = Field(default_factory=list)
+    include_repos: list[str] = Field(default_factory=list)
+    exclude_repos: list[str] = Field(default_factory=list)
+    test_cmd: str | None = None
+    """Shell prefix that sets up the test environment, overriding the task set's default."""
+    strict: bool = False
+    """Fail the load on the first bad row instead of reporting and skipping it."""
+    skip_invalid: bool = True
+    """Skip tasks that `factory tasks validate` marked broken or flaky."""
