@@ -74,6 +74,14 @@ fi
 mkdir -p /run && echo "$line" > "$READY.tmp" && mv "$READY.tmp" "$READY"
 exec sleep "$2"
 """.replace("$READY", READY)
+STALE_ARTIFACTS = [
+    "find . -type d \\( -name __pycache__ -o -name .pytest_cache \\) -prune -exec rm -rf {} +",
+    "find . -type f -name '*.py[co]' -exec rm -f {} +",
+]
+"""Steps (in the work tree) that remove what the image's own build left of the code as it was:
+bytecode compiled from the original source (a decompiler reads the fix out of it; a hidden test
+file's holds its names and expected values) and pytest's cache of node ids. Python compiles
+anew; egg-info and other build output stay (an editable install needs them)."""
 WAIT_READY = f"i=0; while [ ! -s {READY} ] && [ $i -lt 6000 ]; do sleep 0.01; i=$((i + 1)); done; cat {READY}"
 
 
@@ -186,6 +194,7 @@ class DockerSandbox:
         for path in start.hide_paths:
             steps.append(f"rm -rf -- {shlex.quote(path)}")
         steps.append(f"rm -rf .git {START_PATCH}")
+        steps += STALE_ARTIFACTS
         owner = None if self.user == "root" else f"{self.uid}:{self.gid}"
         if owner:  # before the commit: the index's stat cache then holds for the agent's files
             steps.append(f"chown -R {owner} {w}")
