@@ -78,6 +78,12 @@ class _Original:
     unseen: bool
     """The agent never saw it: its file was hidden, or the test patch adds it."""
 
+    @property
+    def mixed(self) -> bool:
+        """Some instances are FAIL_TO_PASS, others PASS_TO_PASS: a copy changed in its body fails
+        the latter too, while its original passes them, and is told apart by that."""
+        return bool(self.f2p_params) and any(p not in self.f2p_params for p in self.params)
+
     def id(self, param: str) -> str:
         return "::".join([self.path, *self.classes, self.fn.name]) + (f"[{param}]" if param else "")
 
@@ -145,7 +151,7 @@ def plan_controls(task: Task, sources: dict[str, str], rng: random.Random, count
                   for param in p.original.params if param not in p.site.params]
     renamed = {i: moved[base] + i[len(base):] for i in ids if (base := i.partition("[")[0]) in moved}
     run_ids = [renamed.get(i, i) for i in ids]
-    return ControlPlan(files=files, controls=controls, ids=_order([*run_ids, *companions], controls, files),
+    return ControlPlan(files=files, controls=controls, ids=_order([*run_ids, *companions], controls, files, rng),
                        renamed=renamed, weak=_weakness(task, made, controls))
 
 
@@ -160,6 +166,10 @@ def _weakness(task: Task, made: list[tuple[_Pick, str]], controls: list[Control]
         why.append(f"{len(missing)} of {len(task.FAIL_TO_PASS)} FAIL_TO_PASS tests have no control, e.g. {missing[0]}")
     if weak:
         why.append(f"{len(weak)} of {len(task.FAIL_TO_PASS)} FAIL_TO_PASS tests are controlled by an inverted assertion or an unwrapped pytest.raises only")
+    told = {p.original.id("") for p, _ in made if p.original.mixed and set(p.site.params) == set(p.original.params)}
+    if told:
+        why.append(f"{len(told)} FAIL_TO_PASS test(s) with PASS_TO_PASS instances have copies those instances "
+                   f"tell apart, e.g. {min(told)}")
     if any(not p.original.unseen for p, _ in made):
         why.append("controls copied from tests the agent could see")
     return "; ".join(why)
@@ -255,9 +265,12 @@ def _site(o: _Original, src: Source, rng: random.Random) -> _Site | None:
         return rng.choice([n for n in leaves if not mutants.singleton(n)] or leaves)
 
     body = mutants.strong_sites(o.fn, "")
+    rows = {p: sites for p in (o.f2p_params or [rng.choice(o.params)])
+            if (sites := [n for n in mutants.strong_sites(o.fn, p) if n not in body])}
+    if rows and o.mixed:  # only the changed rows fail: the other instances behave as the original's
+        return _Site([choose(sites) for sites in rows.values()], list(rows), rng.random())
     if body:
         return _Site([choose(body)], o.params, rng.random())
-    rows = {p: sites for p in (o.f2p_params or [rng.choice(o.params)]) if (sites := mutants.strong_sites(o.fn, p))}
     if rows:
         return _Site([choose(sites) for sites in rows.values()], list(rows), rng.random())
     return _Site([], o.params, 0.0) if mutants.weak_edits(src, o.fn, rng) else None
@@ -334,19 +347,25 @@ def _control_id(o: _Original, name: str, param: str) -> str:
     return "::".join([o.path, *o.classes, name]) + (f"[{param}]" if param else "")
 
 
-def _order(ids: list[str], controls: list[Control], files: dict[str, str]) -> list[str]:
+def _order(ids: list[str], controls: list[Control], files: dict[str, str], rng: random.Random) -> list[str]:
     """Real ids and controls, each file's tests in the order the file defines them (the order pytest
-    itself would run them in), files in the order the task lists them: the order tells nothing."""
+    itself would run them in), files in the order the task lists them, and the instances of every
+    parametrized test in one shuffled order of their parameters, the same for a copy and its
+    original (in the task's order, FAIL_TO_PASS instances would come first in the original and
+    last in its copy): the order tells nothing."""
     everything = [*ids, *(c.nodeid for c in controls)]
+    params = sorted({nodeid.partition("[")[2] for nodeid in everything})
     index = {nodeid: i for i, nodeid in enumerate(everything)}
+    shuffled = dict(zip(params, rng.sample(range(len(params)), len(params)), strict=True))
     lines: dict[str, int] = {}
     for path, text in files.items():
         for scope, node in defs(ast.parse(text)):
             lines["::".join([path, *scope, node.name])] = node.lineno
     file_rank = {p: i for i, p in enumerate(dict.fromkeys(_split(i)[0] for i in everything))}
 
-    def key(nodeid: str) -> tuple[int, int, int]:
-        return file_rank[_split(nodeid)[0]], lines.get(nodeid.partition("[")[0], 10**9), index[nodeid]
+    def key(nodeid: str) -> tuple[int, int, int, int]:
+        base, _, param = nodeid.partition("[")
+        return file_rank[_split(nodeid)[0]], lines.get(base, 10**9), shuffled[param], index[nodeid]
 
     return sorted(everything, key=key)
 

@@ -34,9 +34,11 @@ REQUIREMENT_STRING = re.compile(
 def packaging_refusal(path: str, before: bytes | None, after: bytes | None) -> str | None:
     """Why the change of a packaging file is test configuration, or None.
 
-    pyproject.toml and setup.cfg are compared as data: requirement lists (a `test` extra) may
-    change; any other changed key or value that speaks of pytest refuses. setup.py, and a
-    file that does not parse, is compared line by line, requirement strings left out.
+    pyproject.toml and setup.cfg are compared as data: a changed key of pytest's own
+    (`[tool.pytest.ini_options]`, `[tool:pytest]`, a `pytest11` entry point) refuses; other
+    tools' settings that merely name pytest (`[tool.uv] dev-dependencies`, a mypy override for
+    `_pytest.*`) and requirement lists (a `test` extra) do not. setup.py, and a file that does
+    not parse, is compared line by line, requirement strings left out.
     """
     old, new = (b.decode(errors="replace") if b is not None else "" for b in (before, after))
     name, changed = path.rsplit("/", 1)[-1], None
@@ -57,7 +59,8 @@ def _data_changes(parse, old: str, new: str) -> list[str] | None:
         before, after = parse(old), parse(new)
     except (ValueError, configparser.Error):
         return None
-    keys = [k for k in before.keys() | after.keys() if before.get(k) != after.get(k) and not _is_requirements(k)]
+    keys = [k for k in before.keys() | after.keys() if before.get(k) != after.get(k) and not _is_requirements(k)
+            and any("pytest" in part.lower() for part in k)]
     return [f"{'.'.join(k)} = {before.get(k)!r} -> {after.get(k)!r}" for k in sorted(keys)]
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import random
 import re
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -36,15 +37,19 @@ def write_copies(src: Source, copies: list[Copy], rng: random.Random,
     never saw, so a forger that knows the old name finds neither the test nor its copies by it."""
     data = src.data if src.data.endswith(b"\n") else src.data + b"\n"
     lines = data.splitlines(keepends=True)
-    vocabulary = sorted({w for n in ast.walk(src.tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-                         and n.name.startswith("test") for w in _words(n.name) if len(w) > 1 and not w.isdigit()})
+    tests = [n.name for n in ast.walk(src.tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+             and n.name.startswith("test")]
+    uses = Counter(w for name in tests for w in set(_words(name)))
+    vocabulary = sorted(w for w in uses if len(w) > 1 and not w.isdigit())
     taken = _scope_names(src.tree)
     edits: list[Edit] = []  # on `data`; an insertion is an empty range
     names: list[str] = []
 
     def fresh(fn: ast.FunctionDef | ast.AsyncFunctionDef, scope: ast.Module | ast.ClassDef) -> str:
         own = _words(fn.name)
-        name = _new_name(fn.name, [w for w in vocabulary if w not in own], taken | _scope_names(scope) | set(names), rng)
+        shared = {w for w in own if uses[w] > 1}
+        name = _new_name(fn.name, [w for w in vocabulary if w not in own], shared,
+                         taken | _scope_names(scope) | set(names), rng)
         names.append(name)
         return name
 
@@ -91,17 +96,20 @@ def _words(name: str) -> list[str]:
     return [w.lower() for w in _WORD.findall(name.removeprefix("test"))]
 
 
-def _new_name(original: str, vocabulary: list[str], taken: set[str], rng: random.Random) -> str:
-    """Another plausible test name: one word of the original's added, swapped or dropped."""
+def _new_name(original: str, vocabulary: list[str], shared: set[str], taken: set[str], rng: random.Random) -> str:
+    """Another plausible test name: a word of the file's other test names added, or one of the
+    original's words that other test names also have (`shared`) swapped or dropped. A word found
+    in no other test name stays: the twin without it would be the copy."""
     snake = "_" in original
     words = _words(original)
     for _ in range(60):
         w = list(words)
         how = rng.choice(("insert", "replace", "drop"))
-        if how == "drop" and len(w) >= 2:
-            del w[rng.randrange(len(w))]
-        elif how == "replace" and w and vocabulary:
-            w[rng.randrange(len(w))] = rng.choice(vocabulary)
+        spots = [i for i, word in enumerate(w) if word in shared]
+        if how == "drop" and len(w) >= 2 and spots:
+            del w[rng.choice(spots)]
+        elif how == "replace" and spots and vocabulary:
+            w[rng.choice(spots)] = rng.choice(vocabulary)
         elif vocabulary:
             w.insert(rng.randrange(len(w) + 1), rng.choice(vocabulary))
         name = "test_" + "_".join(w) if snake else "test" + "".join(x.capitalize() for x in w)

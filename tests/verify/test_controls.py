@@ -307,3 +307,66 @@ def test_a_test_the_agent_saw_runs_under_a_new_name_unless_its_name_may_matter()
     assert not plan_controls(task(f2p, [], hide=("t.py",)), {"t.py": source}, random.Random(2)).renamed  # unseen
     # the copy sits apart from its original as the file's tests sit apart, even at the top of a file
     assert "\n\n\ndef " in plan.files["t.py"].partition("def test_snap")[0]
+
+
+def test_a_copy_and_its_original_are_asked_for_their_instances_in_the_same_order():
+    """In the task's order the FAIL_TO_PASS instances come first; a copy listed them last."""
+    source = textwrap.dedent("""\
+        @pytest.mark.parametrize('text, n', [('a', 1), ('b', 2), ('c', 3), ('d', 4)])
+        def test_count(text, n):
+            assert count(text) == n
+        """)
+    f2p, p2p = ["t.py::test_count[a-1]", "t.py::test_count[c-3]"], ["t.py::test_count[b-2]", "t.py::test_count[d-4]"]
+    orders = set()
+    for seed in range(20):
+        plan = plan_controls(task(f2p, p2p, hide=("t.py",)), {"t.py": source}, random.Random(seed))
+        by_test: dict[str, list[str]] = {}
+        for nodeid in plan.ids:
+            base, _, param = nodeid.partition("[")
+            by_test.setdefault(base, []).append(param)
+        assert len(by_test) >= 2 and len({tuple(p) for p in by_test.values()}) == 1, plan.ids
+        orders.add(tuple(next(iter(by_test.values()))))
+    assert len(orders) > 1  # shuffled, not sorted: no order is the original's
+
+
+def test_a_word_no_other_test_name_has_stays_in_the_copy():
+    """Else the twin that has it would be the original."""
+    source = textwrap.dedent("""\
+        def test_parse_gizmo_size():
+            assert parse('g') == 3
+
+
+        def test_parse_small():
+            assert parse('s') == 1
+
+
+        def test_size_small():
+            assert size('s') == 1
+        """)
+    for seed in range(30):
+        plan = plan_controls(task(["t.py::test_parse_gizmo_size"], [], hide=("t.py",)), {"t.py": source},
+                             random.Random(seed))
+        names = [c.nodeid.split("::")[1] for c in plan.controls]
+        assert names and all("gizmo" in n for n in names), names
+
+
+def test_a_test_with_passing_instances_is_copied_by_its_failing_rows_or_flagged():
+    """A copy changed in its body fails every instance, the original's PASS_TO_PASS ones pass."""
+    rows = textwrap.dedent("""\
+        @pytest.mark.parametrize('text, n', [('a', 1), ('b', 2)])
+        def test_count(text, n):
+            assert count(text) == n
+            assert size() == 5
+        """)
+    plan = plan_controls(task(["t.py::test_count[a-1]"], ["t.py::test_count[b-2]"], hide=("t.py",)), {"t.py": rows},
+                         random.Random(0))
+    copies = [n for n in ast.parse(plan.files["t.py"]).body if n.name != "test_count"]
+    assert copies and plan.weak == ""
+    for copy in copies:
+        assert ast.unparse(copy.body) == ast.unparse(function(ast.parse(rows), "test_count").body)  # the body as it was
+        table = ast.literal_eval(copy.decorator_list[0].args[1])
+        assert table[1] == ("b", 2) and table[0][0] == "a" and table[0][1] != 1  # only the failing row changed
+    body_only = rows.replace("'text, n', [('a', 1), ('b', 2)]", "'text', ['a', 'b']").replace("count(text) == n", "count(text)")
+    plan = plan_controls(task(["t.py::test_count[a]"], ["t.py::test_count[b]"], hide=("t.py",)), {"t.py": body_only},
+                         random.Random(0))
+    assert plan.controls and "instances have copies those instances tell apart" in plan.weak

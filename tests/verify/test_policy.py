@@ -130,7 +130,10 @@ def test_mode_lines_other_than_a_regular_files_refuse_before_git_runs():
     ("pyproject.toml", '[project]\nname = "toy"\n', '[project]\nname = "toy"\n[tool.pytest.ini_options]\naddopts = "-x"\n', True),
     ("pyproject.toml", "", "[tool.pytest]\n", True),
     ("pyproject.toml", '[project]\nname = "toy"\n', '[project.entry-points.pytest11]\nevil = "toy.evil"\n', True),
-    ("pyproject.toml", "", '[tool.other]\ntestpaths = ["x"]\n', True),
+    ("pyproject.toml", "", '[tool.other]\ntestpaths = ["x"]\n', False),  # pytest reads no other tool's table
+    ("pyproject.toml", "", '[tool.uv]\ndev-dependencies = ["pytest>=8", "pytest-cov>=5"]\n', False),
+    ("pyproject.toml", "", '[[tool.mypy.overrides]]\nmodule = ["pytest", "_pytest.*"]\nignore_missing_imports = true\n', False),
+    ("pyproject.toml", "", '[tool.pytest.ini_options]\nminversion = "6"\n', True),
     ("pyproject.toml", "", "[project\nthis is not toml\n[tool.pytest.ini_options]\nx = 1\n", True),
     ("pyproject.toml", "", '[project\noptional = ["pytest>=7"]\n', False),
     ("setup.cfg", "[metadata]\nname = toy\n", "[metadata]\nname = toy\n[options.extras_require]\ntest =\n    pytest>=7\n", False),
