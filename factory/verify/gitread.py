@@ -30,12 +30,36 @@ PATCH = "/tmp/factory-policy/agent.patch"
 OUT = "/tmp/factory-policy"
 PARTS = ("status", "forward", "reverse", "error", "tree", "links")
 LINK_MODES = (b"120000", b"160000")
-PROBE = (
-    "import json, pkgutil, sys\n"
-    "names = set(sys.builtin_module_names) | set(getattr(sys, 'stdlib_module_names', ()))\n"
-    "names.update(m[1] for m in pkgutil.iter_modules())\n"
-    "print('factory-interpreter ' + json.dumps({'names': sorted(names), 'path': sys.path}))\n"
-)
+PROBE = r"""
+import contextlib, io, json, os, pkgutil, sys, tempfile
+names = set(sys.builtin_module_names) | set(getattr(sys, 'stdlib_module_names', ()))
+names.update(m[1] for m in pkgutil.iter_modules())
+path = list(sys.path)
+
+
+class Asked(object):
+    # every top-level name pytest looks for as it starts, found or not (copy.py asks for org.python.core)
+    def find_spec(self, fullname, path=None, target=None):
+        names.add(fullname.partition('.')[0])
+
+
+sys.meta_path.insert(0, Asked())
+os.environ['PYTEST_DISABLE_PLUGIN_AUTOLOAD'] = '1'
+empty = tempfile.mkdtemp()
+with open(os.path.join(empty, 'pytest.ini'), 'w') as fh:
+    fh.write('[pytest]\n')
+try:
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        import pytest
+        pytest.main(['--co', '-q', '-p', 'no:cacheprovider', '-c', os.path.join(empty, 'pytest.ini'), empty])
+except BaseException:
+    pass
+names.discard('')
+print('factory-interpreter ' + json.dumps({'names': sorted(names), 'path': path}))
+"""
+"""What the test interpreter imports (built-in and standard-library names, every top-level name
+on its path) and what pytest asks for as it starts, found or not: a new module under any of
+those names would be run. Python 3.6+: the conda environments of older SWE-bench images run it."""
 
 
 @dataclass

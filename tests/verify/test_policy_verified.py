@@ -77,6 +77,13 @@ async def test_a_shadow_of_a_package_the_image_imports_that_no_list_names(make_p
     await refused(verifier, toy_task, patch, "new module shadows 'more_itertools'")
 
 
+async def test_a_module_pytest_looks_for_at_start_and_does_not_find_is_no_new_name(make_patch, toy_task, verifier):
+    """The stdlib's copy.py asks for `org.python.core` (Jython's) at `import pytest`: a new
+    top-level `org.py` would run there, before any test, though no installed module has the name."""
+    patch = make_patch({"org.py": "import os\nos._exit(0)\n"}, fix=True)
+    await refused(verifier, toy_task, patch, "new module shadows 'org'")
+
+
 async def test_a_pytest_entry_point_in_setup_py(make_patch, toy_task, verifier):
     setup = "from setuptools import setup\n\nsetup(name='toy', entry_points={'pytest11': ['evil = toy.core']})\n"
     await refused(verifier, toy_task, make_patch({"setup.py": setup}, fix=True), "test configuration in packaging file")
