@@ -19,8 +19,8 @@ from factory.runs import RunStore
 from factory.sandbox.pool import SandboxPool
 from factory.scheduler import Scheduler
 from factory.teachers import build_teacher
-from factory.teachers.fake_api import OPENAI_PATH, FakeAPI, openai_completion, slow
 from factory.verify import DockerVerifier
+from tests.teachers.fake_api import OPENAI_PATH, FakeAPI, openai_completion, slow
 
 ROOT = Path(__file__).parent.parent
 DEMO = ROOT / "pipelines/tasksets/demo"

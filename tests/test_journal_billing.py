@@ -174,7 +174,7 @@ def billing_pipeline(tmp_path: Path, api_url: str) -> Path:
 
 @pytest.mark.docker
 def test_requests_in_flight_at_a_kill_are_possibly_billed_after_the_resume(tmp_path, docker_client):
-    from factory.teachers.fake_api import OPENAI_PATH, FakeAPI, openai_completion, slow
+    from tests.teachers.fake_api import OPENAI_PATH, FakeAPI, openai_completion, slow
 
     billed: list[Usage] = []  # what the stand-in bills: every request it got, answered or not
     delay = {"seconds": 300.0}

@@ -224,7 +224,7 @@ SUBMIT_MILLION = {"prompt_tokens": 1_000_000, "completion_tokens": 0, "total_tok
 
 
 async def test_budget_stops_launching_and_the_summary_says_so(tmp_path, docker_client):
-    from factory.teachers.fake_api import FakeAPI, openai_completion
+    from tests.teachers.fake_api import FakeAPI, openai_completion
 
     with FakeAPI() as api:
         api.openai(*[openai_completion(tool_calls=[{"name": "submit", "arguments": {}}], usage=SUBMIT_MILLION)] * 5)
@@ -238,7 +238,7 @@ async def test_budget_stops_launching_and_the_summary_says_so(tmp_path, docker_c
 
 
 async def test_an_api_outage_is_retried_as_infrastructure_not_counted_as_the_model(tmp_path, docker_client):
-    from factory.teachers.fake_api import FakeAPI, openai_completion, server_error
+    from tests.teachers.fake_api import FakeAPI, openai_completion, server_error
 
     with FakeAPI() as api:
         api.openai(server_error(), server_error(), openai_completion(tool_calls=[{"name": "submit", "arguments": {}}]))
@@ -253,7 +253,7 @@ async def test_an_api_outage_is_retried_as_infrastructure_not_counted_as_the_mod
 async def test_a_redone_attempt_replays_the_turns_already_paid_for(tmp_path, docker_client):
     """A crash mid-attempt left one paid turn in the journal: the redo must not buy it again."""
     from factory.records import AttemptKey, Completion, Message, ToolCall, Usage
-    from factory.teachers.fake_api import FakeAPI, openai_completion
+    from tests.teachers.fake_api import FakeAPI, openai_completion
 
     with FakeAPI() as api:
         api.openai(openai_completion(tool_calls=[{"name": "submit", "arguments": {}}]))
@@ -283,7 +283,7 @@ async def test_a_redone_attempt_replays_the_turns_already_paid_for(tmp_path, doc
 async def test_an_attempt_that_infrastructure_ended_keeps_its_paid_turns_for_the_redo(tmp_path, docker_client):
     """The teacher's API failed past every retry after one paid turn: the attempt is saved as
     `teacher_error`, and the resume that samples it again replays that turn instead of buying it."""
-    from factory.teachers.fake_api import FakeAPI, openai_completion, server_error
+    from tests.teachers.fake_api import FakeAPI, openai_completion, server_error
 
     look = openai_completion(tool_calls=[{"name": "bash", "arguments": {"command": "ls"}}])
     with FakeAPI() as api:

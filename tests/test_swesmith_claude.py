@@ -16,7 +16,8 @@ import pytest
 from factory.agent import editor_calls
 from factory.records import Task
 from factory.tasks import load_taskset
-from factory.teachers.fake_api import (
+from tests.swesmith_layout import ensure_image, write_pipeline, write_taskset
+from tests.teachers.fake_api import (
     ANTHROPIC_PATH,
     FakeAPI,
     Reply,
@@ -24,7 +25,6 @@ from factory.teachers.fake_api import (
     anthropic_message,
     error,
 )
-from tests.swesmith_layout import ensure_image, write_pipeline, write_taskset
 from tests.test_run import run
 
 pytestmark = pytest.mark.docker

@@ -6,8 +6,8 @@
                               └─ retried by RetryPolicy (retry.py), priced (prices.py)
 
 Kinds: `anthropic` (Messages API) and `openai` (Chat Completions, and OpenAI-compatible
-servers through `base_url`); more are added with `register`. `fake_api.FakeAPI` is a local
-stand-in of both HTTP APIs for tests and demos without keys.
+servers through `base_url`); more are added with `register`. Tests point them at a local
+stand-in of both HTTP APIs (`tests/teachers/fake_api.py`), never at a patched client.
 """
 
 from factory.teachers.anthropic import AnthropicConfig, AnthropicTeacher

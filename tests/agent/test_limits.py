@@ -10,15 +10,15 @@ from factory.agent import run_agent
 from factory.config import AgentConfig
 from factory.records import Exit
 from factory.teachers import OpenAIConfig, OpenAITeacher, Price
-from factory.teachers.fake_api import (
+from factory.teachers.scripted import ScriptedConfig, ScriptedProfile, ScriptedTeacher
+from tests.agent.calls import SUBMIT, bash
+from tests.teachers.fake_api import (
     anthropic_message,
     error,
     openai_completion,
     server_error,
     slow,
 )
-from factory.teachers.scripted import ScriptedConfig, ScriptedProfile, ScriptedTeacher
-from tests.agent.calls import SUBMIT, bash
 from tests.teachers.samples import FAKE_KEY, FAST
 
 

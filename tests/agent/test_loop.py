@@ -11,8 +11,8 @@ from factory.agent import TOOLS, run_agent
 from factory.config import AgentConfig
 from factory.errors import UsageError
 from factory.records import Completion, Exit, Message, ToolCall, Usage
-from factory.teachers.fake_api import openai_completion, slow
 from tests.agent.calls import SUBMIT, bash, edit
+from tests.teachers.fake_api import openai_completion, slow
 
 CONFIG = AgentConfig(max_turns=10)
 

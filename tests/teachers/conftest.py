@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 
 from factory.teachers import AnthropicConfig, AnthropicTeacher, OpenAIConfig, OpenAITeacher
-from factory.teachers.fake_api import FakeAPI
+from tests.teachers.fake_api import FakeAPI
 from tests.teachers.samples import FAKE_KEY, FAST
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from factory.records import Message, ToolCall
 from factory.teachers import AnthropicConfig, AnthropicTeacher
-from factory.teachers.fake_api import anthropic_message
+from tests.teachers.fake_api import anthropic_message
 from tests.teachers.samples import CONVERSATION, FAKE_KEY, TOOLS
 
 

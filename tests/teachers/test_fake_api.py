@@ -9,10 +9,11 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from pathlib import Path
 
 import pytest
 
-from factory.teachers.fake_api import (
+from tests.teachers.fake_api import (
     FakeAPI,
     anthropic_message,
     dropped,
@@ -110,3 +111,10 @@ def test_closing_does_not_wait_for_a_slow_reply():
 
     assert time.monotonic() - started < 2
     client.join(timeout=5)
+
+
+def test_the_stand_in_lives_with_the_tests_not_in_the_installed_package():
+    import factory
+
+    package = Path(factory.__file__).parent
+    assert not [p for p in package.rglob("*.py") if "fake" in p.name], "a test stand-in ships with factory"

@@ -6,7 +6,7 @@ import pytest
 
 from factory.records import Message, ToolCall
 from factory.teachers import OpenAIConfig, OpenAITeacher
-from factory.teachers.fake_api import openai_completion
+from tests.teachers.fake_api import openai_completion
 from tests.teachers.samples import CONVERSATION, FAKE_KEY, TOOLS
 
 

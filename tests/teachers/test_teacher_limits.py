@@ -7,8 +7,8 @@ import asyncio
 import pytest
 
 from factory.teachers import OpenAIConfig, OpenAITeacher
-from factory.teachers.fake_api import openai_completion, slow
 from factory.teachers.limits import RateLimiter
+from tests.teachers.fake_api import openai_completion, slow
 from tests.teachers.samples import CONVERSATION
 
 

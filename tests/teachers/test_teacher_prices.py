@@ -8,8 +8,8 @@ import pytest
 
 from factory.records import Usage
 from factory.teachers import AnthropicConfig, AnthropicTeacher, Price, prices
-from factory.teachers.fake_api import anthropic_message
 from factory.teachers.prices import PRICES, cost_usd, lookup
+from tests.teachers.fake_api import anthropic_message
 from tests.teachers.samples import CONVERSATION, FAKE_KEY
 
 USAGE = Usage(

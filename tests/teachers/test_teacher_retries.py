@@ -11,7 +11,8 @@ import pytest
 from factory.errors import TeacherError, TeacherFatal
 from factory.teachers import AnthropicConfig, AnthropicTeacher, OpenAIConfig, OpenAITeacher
 from factory.teachers.base import APITeacher
-from factory.teachers.fake_api import (
+from factory.teachers.retry import RetryPolicy, Transient
+from tests.teachers.fake_api import (
     FakeAPI,
     Reply,
     anthropic_message,
@@ -23,7 +24,6 @@ from factory.teachers.fake_api import (
     server_error,
     slow,
 )
-from factory.teachers.retry import RetryPolicy, Transient
 from tests.teachers.samples import CONVERSATION, FAKE_KEY, FAST, TOOLS
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from factory.errors import TeacherError, TeacherFatal
 from factory.records import Exit, Trajectory, Turn
-from factory.teachers.fake_api import (
+from tests.teachers.fake_api import (
     anthropic_message,
     error,
     openai_completion,
