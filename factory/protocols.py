@@ -1,19 +1,14 @@
 """The protocol of each stage, in one place, so the architecture reads in one file.
 
-    TaskSource ─► Sandbox ⇄ Teacher (agent loop) ─► Verifier ─► Filter ─► Renderer ─► Sink
+    tasks ─► Pool ─► Sandbox ⇄ Teacher (agent loop) ─► Verifier ─► Filter ─► Renderer ─► dataset
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from factory.records import Attempt, Completion, Message, StartState, Task, Verdict
-
-
-class TaskSource(Protocol):
-    def __iter__(self) -> Iterator[Task]: ...
 
 
 @dataclass(frozen=True)
@@ -77,7 +72,3 @@ class Filter(Protocol):
 
 class Renderer(Protocol):
     def render(self, messages: list[Message], tools: list[dict[str, Any]]) -> Any: ...
-
-
-class Sink(Protocol):
-    def write(self, rows: Iterable[dict[str, Any]]) -> None: ...
