@@ -19,6 +19,7 @@ from factory.keeper import Keeper
 from factory.progress import QuietProgress
 from factory.protocols import ExecResult
 from factory.records import Completion, Message, Task, ToolCall, Verdict
+from factory.run import build_run
 from factory.runs import RunStore
 from factory.scheduler import Scheduler
 from tests.filters.attempt_builder import attempt, bash, distinct, patch_for, submit
@@ -118,7 +119,7 @@ async def run(tmp_path: Path, filters: dict, in_flight: int = 1):
     pool = PlanPool()
     result = await Scheduler(p, tasks, {"scripted-actor": PlanTeacher()}, store, pool=pool, verifier=PatchVerifier(),
                              progress=QuietProgress()).run()
-    return p, result, pool
+    return p, result, pool, store, tasks
 
 
 SETTINGS = {
@@ -135,9 +136,10 @@ SETTINGS = {
 
 @pytest.mark.parametrize("name", list(SETTINGS))
 async def test_the_run_keeps_what_the_dataset_keeps_and_stops_where_it_has_enough(name, tmp_path):
-    p, result, pool = await run(tmp_path, SETTINGS[name])
+    p, result, pool, store, tasks = await run(tmp_path, SETTINGS[name])
     chain = FilterChain.from_config(p.filters)
     assert result.kept == len(chain.run(result.attempts).kept)
+    assert build_run(p, store, store.attempts(), tasks, None).rows == result.kept  # `factory build`, its settings
     cap = p.filters.cap.per_task if p.filters.cap.enabled else None
     full = [t for t in ("t0", "t1") if cap is not None and len(chain.run(
         [a for a in result.attempts if a.key.instance_id == t]).kept) == cap]
@@ -156,7 +158,7 @@ async def test_the_run_keeps_what_the_dataset_keeps_and_stops_where_it_has_enoug
 async def test_each_setting_changes_what_is_kept_and_so_when_sampling_stops(tmp_path):
     made = {}
     for name in ("defaults", "loops off", "dedup by patch", "cap 1", "require_submitted off", "cap off"):
-        _, result, pool = await run(tmp_path / name.replace(" ", "_"), SETTINGS[name])
+        _, result, pool, _, _ = await run(tmp_path / name.replace(" ", "_"), SETTINGS[name])
         made[name] = (pool.made["t0"], result.kept // 2)
     # (attempts made of a task, rows kept of it); attempts #0 to #5 follow PLANS
     assert made["defaults"] == (6, 3)  # #1 loops, #2 never submits: #3, #4 (fix A another way), #5
