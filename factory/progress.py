@@ -83,12 +83,9 @@ class PlainProgress(Progress):
         if attempt is None:
             return
         f = self.figures()
-        verdict = attempt.verdict
-        outcome = "resolved" if verdict and verdict.resolved else (
-            str(verdict.reason) if verdict else (attempt.error_class or str(attempt.trajectory.exit)))
         key = attempt.key
         self.console.print(
-            f"[{f['done']}] {key.instance_id} {key.teacher}#{key.index}: {outcome}  "
+            f"[{f['done']}] {key.instance_id} {key.teacher}#{key.index}: {attempt.outcome}  "
             f"(resolved {f['resolved']}, kept {f['kept so far']}, {f['cost']}, ETA {f['ETA']})",
             markup=False, highlight=False,
         )

@@ -270,3 +270,15 @@ class Attempt(Record):
     """Infrastructure failures that were retried before this outcome (never counted as the model's)."""
     started_at: datetime | None = None
     finished_at: datetime | None = None
+
+    @property
+    def outcome(self) -> str:
+        """The attempt's one label, as the warehouse's `v_attempts.outcome` spells it:
+        `error:<class>` (infrastructure), `resolved`, `unresolved:<reason>`, `unverified:<exit>`."""
+        if self.error_class:
+            return f"error:{self.error_class}"
+        if self.verdict is not None and self.verdict.resolved:
+            return "resolved"
+        if self.verdict is not None and self.verdict.reason is not None:
+            return f"unresolved:{self.verdict.reason.value}"
+        return f"unverified:{self.trajectory.exit.value if self.trajectory else 'no_trajectory'}"

@@ -13,14 +13,6 @@ from factory.records import Attempt
 from factory.runs import RunStore
 
 
-def outcome(attempt: Attempt) -> str:
-    if attempt.error_class:
-        return f"infra:{attempt.error_class}"
-    if attempt.verdict is None:
-        return f"unverified:{attempt.trajectory.exit if attempt.trajectory else '?'}"
-    return "resolved" if attempt.verdict.resolved else f"failed:{attempt.verdict.reason}"
-
-
 def show_run(console: Console, store: RunStore) -> None:
     meta = store.meta()
     attempts = store.attempts()
@@ -29,7 +21,7 @@ def show_run(console: Console, store: RunStore) -> None:
     console.print(f"  attempts  {len(attempts)} in {store.attempts_dir}")
     by_teacher: dict[str, Counter] = {}
     for a in attempts:
-        by_teacher.setdefault(a.key.teacher, Counter())[outcome(a)] += 1
+        by_teacher.setdefault(a.key.teacher, Counter())[a.outcome] += 1
     for teacher, counts in sorted(by_teacher.items()):
         total = sum(counts.values())
         console.print(f"  {teacher}: {counts['resolved']}/{total} resolved  " + escape(
@@ -45,7 +37,7 @@ def show_run(console: Console, store: RunStore) -> None:
 def show_attempt(console: Console, attempt: Attempt, width: int = 600) -> None:
     t, k = attempt.trajectory, attempt.key
     label = " [scripted teacher]" if t and t.scripted else ""
-    console.print(f"[bold]{escape(k.instance_id)}[/] {escape(k.teacher)}#{k.index}{escape(label)}  {outcome(attempt)}")
+    console.print(f"[bold]{escape(k.instance_id)}[/] {escape(k.teacher)}#{k.index}{escape(label)}  {attempt.outcome}")
     if t is None:
         console.print(escape(attempt.error_class or ""))
         return
