@@ -5,6 +5,7 @@
     OUT/tokenized/*.parquet   renderer output (input_ids, assistant_masks, labels)
 """
 
+from factory.output.build import CLI_OVERRIDES, BuildSettings, BuildSummary, Tokenize, build_dataset
 from factory.output.card import (
     HUB_ID_PLACEHOLDER,
     SIZE_CATEGORIES,
@@ -13,7 +14,6 @@ from factory.output.card import (
     build_card,
     size_category,
 )
-from factory.output.cli import CLI_OVERRIDES, BuildSettings, BuildSummary, Tokenize, build_dataset
 from factory.output.hub import PushError, PushResult, push
 from factory.output.render_hooks import RenderHooks, render_hooks
 from factory.output.rows import MESSAGES_FEATURES, TOKENIZED_FEATURES, TokenizedRow

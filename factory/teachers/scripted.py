@@ -5,7 +5,7 @@ goes: its model and name start with `scripted`, its trajectories have `scripted=
 its turns cost 0 USD. The agent loop opens one session per attempt (`session(task, seed)`);
 the session draws an outcome from the profile (solve, wrong_fix, loop, format_error,
 give_up, and wander for the rest), reproducibly from the teacher's seed, the task and the
-attempt seed, and plays the turns of factory/agent/script.py through the real tools.
+attempt seed, and plays the turns of factory/teachers/playbook.py through the real tools.
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from factory.agent.script import Outcome, Plan
 from factory.errors import TeacherFatal
 from factory.records import Completion, Message, Task, ToolCall, Usage
+from factory.teachers.playbook import Outcome, Plan
 from factory.teachers.registry import register
 
 

@@ -12,7 +12,6 @@ import pytest
 from pydantic import ValidationError
 
 from factory.agent import run_agent
-from factory.agent.script import Outcome
 from factory.config import AgentConfig
 from factory.errors import TeacherFatal
 from factory.filters.actions import actions
@@ -20,6 +19,7 @@ from factory.filters.loops import find_loop
 from factory.records import Exit, Task
 from factory.tasks import load_taskset
 from factory.teachers import build_teacher, kinds
+from factory.teachers.playbook import Outcome
 from factory.teachers.scripted import ScriptedConfig, ScriptedProfile, ScriptedTeacher
 from tests.agent.local_sandbox import DEMO, LocalSandbox
 
