@@ -12,7 +12,6 @@ from collections.abc import Callable, Iterator, Sequence
 from rich.console import Console
 from rich.text import Text
 
-from factory.render.dataset import row_stats
 from factory.render.pieces import Rendered
 
 OPEN, CLOSE = "⟦", "⟧"
@@ -34,11 +33,11 @@ def marked_text(r: Rendered, decode: Callable[[Sequence[int]], str]) -> str:
 
 
 def summary(r: Rendered) -> str:
-    s = row_stats(r)
-    return (
-        f"{s['num_tokens']} tokens, {s['num_assistant_tokens']} trained "
-        f"({s['assistant_share']:.1%}), {s['num_tool_tokens']} tool output ({s['tool_share']:.1%})"
-    )
+    def share(part: int) -> float:
+        return part / r.num_tokens if r.num_tokens else 0.0
+
+    return (f"{r.num_tokens} tokens, {r.assistant_tokens} trained ({share(r.assistant_tokens):.1%}), "
+            f"{r.tool_tokens} tool output ({share(r.tool_tokens):.1%})")
 
 
 def show(r: Rendered, decode: Callable[[Sequence[int]], str], console: Console, header: str = "") -> None:
