@@ -311,8 +311,7 @@ def build(
         per_task=per_task, min_repeats=min_repeats, max_period=max_period, max_tokens=max_tokens,
         near_threshold=near_threshold,
     )
-    base = pipeline.path.parent if pipeline.path else Path.cwd()
-    tasks = load_tasks(pipeline.tasks.model_copy(update={"skip_invalid": False}), base=base).tasks
+    tasks = load_tasks(pipeline.tasks.model_copy(update={"skip_invalid": False}), base=pipeline.base).tasks
     with store.locked():  # a live run writes the same warehouse and dataset
         warehouse = open_warehouse(pipeline, store, tasks)
         try:

@@ -29,16 +29,12 @@ from factory.sandbox.config import SandboxConfig
 from factory.section import Section
 from factory.tasks.config import TasksConfig
 from factory.teachers import config_union, kinds
+from factory.teachers.label import teacher_label
 from factory.teachers.prices import price_of
 from factory.verify.config import VerifierConfig
 
 TeacherConfig = config_union()
 """One teacher: the union of every registered kind's own config (`anthropic`, `openai`, `scripted`)."""
-
-
-def teacher_label(teacher: Any) -> str:
-    """Name of a teacher in trajectories, the warehouse and the dataset."""
-    return teacher.name or teacher.model
 
 
 class SamplingConfig(Section):
@@ -104,8 +100,13 @@ class Pipeline(Section):
     path: Path | None = Field(default=None, exclude=True)
     """Where the pipeline was read from; relative paths in it resolve against its folder."""
 
+    @property
+    def base(self) -> Path:
+        """The folder relative paths in the pipeline are read from: the file's, else the current one."""
+        return self.path.parent if self.path else Path.cwd()
+
     def resolve(self, relative: str) -> Path:
-        base = self.path.parent if self.path else Path.cwd()
+        base = self.base
         return (base / relative).resolve()
 
     @model_validator(mode="after")

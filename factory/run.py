@@ -59,18 +59,14 @@ def load_run_tasks(pipeline: Pipeline) -> tuple[list[Task], int]:
 
 
 def _load(pipeline: Pipeline) -> tuple[list[Task], int]:
-    report = load_tasks(pipeline.tasks, base=_base(pipeline))
+    report = load_tasks(pipeline.tasks, base=pipeline.base)
     if not report.tasks:
         raise UsageError(f"no tasks to run from {pipeline.tasks.source} ({len(report.skipped)} skipped)")
     return report.tasks, len(report.skipped)
 
 
 def _ensure_images(pipeline: Pipeline, tasks: list[Task]) -> None:
-    ensure_local_images(_base(pipeline) / pipeline.tasks.source, tasks)  # built here, never pulled
-
-
-def _base(pipeline: Pipeline) -> Path:
-    return pipeline.path.parent if pipeline.path else Path.cwd()
+    ensure_local_images(pipeline.base / pipeline.tasks.source, tasks)  # built here, never pulled
 
 
 async def run_pipeline(

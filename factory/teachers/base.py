@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from factory.errors import TeacherError, TeacherFatal, UsageError
 from factory.records import Completion, Message, Usage
+from factory.teachers.label import teacher_label
 from factory.teachers.limits import RateLimiter
 from factory.teachers.prices import Price, cost_usd
 from factory.teachers.retry import RetryEvent, RetryPolicy, Transient
@@ -84,10 +85,6 @@ class TeacherSettings(BaseModel):
     extra_body: dict[str, Any] = Field(default_factory=dict)
     """Extra JSON fields sent with every request (server-specific options)."""
 
-    @property
-    def teacher_name(self) -> str:
-        return self.name or self.model
-
     def resolve_api_key(self, *, required: bool) -> str | None:
         if self.api_key is not None and self.api_key.get_secret_value():
             return self.api_key.get_secret_value()
@@ -95,7 +92,7 @@ class TeacherSettings(BaseModel):
             return value
         if required:
             raise UsageError(
-                f"teacher {self.teacher_name!r}: no API key; set {self.api_key_env or 'api_key_env'} "
+                f"teacher {teacher_label(self)!r}: no API key; set {self.api_key_env or 'api_key_env'} "
                 "in the environment (or give base_url for a server that needs none)"
             )
         return None
@@ -121,7 +118,7 @@ class APITeacher:
 
     def __init__(self, config: TeacherSettings, *, api_key: str | None):
         self.config = config
-        self.name = config.teacher_name
+        self.name = teacher_label(config)
         self.model = config.model
         self._secret = api_key
         self.stats = TeacherStats()

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from factory.errors import TeacherFatal
 from factory.records import Completion, Message, Task, ToolCall, Usage
+from factory.teachers.label import teacher_label
 from factory.teachers.playbook import Outcome, Plan
 from factory.teachers.registry import register
 
@@ -101,7 +102,7 @@ class ScriptedTeacher:
     def __init__(self, config: ScriptedConfig | None = None):
         self.config = config or ScriptedConfig()
         self.model = self.config.model
-        self.name = self.config.name or self.model
+        self.name = teacher_label(self.config)
 
     def session(self, task: Task, seed: int) -> ScriptedSession:
         return ScriptedSession(self, task, seed)
