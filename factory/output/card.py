@@ -8,6 +8,7 @@ it for TRL's SFTTrainer.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -315,10 +316,23 @@ def _funnel(inputs: CardInputs) -> str:
         "counted with its reason (and recorded per attempt in the run's warehouse).\n\n"
         + _table(["stage", "in", "kept", "dropped (reason count)", "flagged"], rows)
         + (f"\n\n{glossary}" if glossary else "")
+        + _cap_note(inputs)
         + "\n\nFilter settings used for this build:\n\n"
         + _fence(yaml.safe_dump({"filters": inputs.filters.model_dump(mode="json")}, sort_keys=False), "yaml")
         + "\n"
     )
+
+
+def _cap_note(inputs: CardInputs) -> str:
+    """The cap acts mostly before the funnel: the run stops sampling a task once these filters keep
+    `per_task` runs of it, so attempts it would drop are never made."""
+    cap = inputs.filters.cap
+    if not cap.enabled:
+        return ""
+    full = sum(n >= cap.per_task for n in Counter(a.key.instance_id for a in inputs.chain.kept).values())
+    return (f"\n\n{_count(full, 'task')} of {inputs.tasks.attempted} reached the cap of {cap.per_task} runs; the run "
+            "stopped sampling a task there (these same filters decide it as attempts finish), so the `cap` "
+            "step drops only what was in flight or a rebuild with a lower cap.")
 
 
 def _tokens(inputs: CardInputs) -> str:

@@ -80,6 +80,7 @@ def test_the_card_tells_how_the_data_was_made(tmp_path):
         "| `cap` | 5 | 4 | `over_cap` 1 | - |",
         "| `secrets` | 4 | 4 | - | `secret_redacted` 1 |",
         "- `over_cap`: the task already had its quota of more diverse runs",
+        "1 task of 3 reached the cap of 3 runs; the run stopped sampling a task there",
         "    per_task: 3",
         "Tokens are counted with `Qwen/Qwen3-8B` after applying the `qwen3` chat template.",
         "| chat template | `qwen3` | `" + "ab" * 32 + "` |",
