@@ -57,7 +57,7 @@ def test_csv_and_json_carry_nulls_lists_and_timestamps(db):
 
 def test_table_output_shows_the_funnel(db):
     out = invoke("funnel", "--db", str(db), "--run", "r1")
-    lines = [line for line in out.splitlines() if "filter:dedup" in line or "kept" in line]
+    lines = [line for line in out.splitlines() if " dedup " in line or "kept" in line]
     assert len(lines) == 2 and "4" in lines[0] and "33.3" in lines[1]
     assert "(10 rows)" in out
 

@@ -1,5 +1,6 @@
 -- funnel: attempts left after each stage, per run.
---   attempts -> resolved (the verifier said so) -> after each filter, in filter order -> kept
+--   attempts -> verified (the verifier said resolved) -> after each filter, in filter order -> kept
+-- The filter stages carry the filters' names, as the run's summary and the card print them.
 -- Filter stages start from the attempts whose filter decision is recorded ("decided"): while a
 -- run is going they trail the first two stages; for a finished run they start from every attempt.
 -- `dropped` is how many attempts that filter removed; `pct` is the share of all attempts left.
@@ -21,9 +22,9 @@ dropped AS (
 stages AS (
     SELECT run_id, 0 AS step, 'attempts' AS stage, attempts AS remaining, NULL::BIGINT AS dropped FROM per_run
     UNION ALL
-    SELECT run_id, 1, 'resolved', resolved, attempts - resolved FROM per_run
+    SELECT run_id, 1, 'verified', resolved, attempts - resolved FROM per_run
     UNION ALL
-    SELECT p.run_id, 1 + s.step, 'filter:' || s.filter,
+    SELECT p.run_id, 1 + s.step, s.filter,
            p.decided - sum(coalesce(d.n, 0)) OVER (PARTITION BY p.run_id ORDER BY s.step),
            coalesce(d.n, 0)
     FROM per_run p
