@@ -33,9 +33,12 @@ from factory.filters.length import (
 from factory.filters.loops import LoopsConfig, LoopsFilter, find_loop
 from factory.filters.registry import (
     FILTER_ORDER,
+    FUNNEL_STEPS,
     REGISTRY,
+    RENDER_STEP,
     FiltersConfig,
     build_filter,
+    drop_meanings,
     filter_spec,
 )
 from factory.filters.resolved import ResolvedConfig, ResolvedFilter
@@ -43,6 +46,9 @@ from factory.filters.secrets import SecretScanner, SecretsConfig, SecretsFilter
 
 __all__ = [
     "FILTER_ORDER",
+    "FUNNEL_STEPS",
+    "RENDER_STEP",
+    "drop_meanings",
     "REGISTRY",
     "AttemptFilter",
     "BaseFilter",

@@ -44,7 +44,8 @@ class FlagCode(StrEnum):
 class Drop:
     key: AttemptKey
     filter: str
-    reason: DropReason
+    reason: str
+    """A code from the filter's `reasons` (the built-in ones are `DropReason` members)."""
     detail: str = ""
 
     def to_row(self) -> dict[str, Any]:
@@ -74,7 +75,8 @@ class FilterResult:
 class Rejection:
     """What a filter's decision function returns for an attempt it rejects."""
 
-    reason: DropReason
+    reason: str
+    """A code from the filter's `reasons` (the built-in ones are `DropReason` members)."""
     detail: str = ""
 
 
@@ -91,6 +93,8 @@ class BaseFilter(ABC):
     """A pure stage over attempts. Subclasses implement `run`; `apply` is the `factory.protocols.Filter` shape."""
 
     name: ClassVar[str]
+    reasons: ClassVar[dict[str, str]] = {}
+    """The drop reason codes this filter uses, each with what it means (the card's glossary)."""
 
     @abstractmethod
     def run(self, attempts: list[Attempt]) -> FilterResult: ...

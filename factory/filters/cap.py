@@ -36,6 +36,9 @@ def _tiebreak(attempt: Attempt, seed: int) -> str:
 
 class CapFilter(TaskFilter):
     name: ClassVar[str] = "cap"
+    reasons: ClassVar[dict[str, str]] = {
+        DropReason.over_cap: "the task already had its quota of more diverse runs",
+    }
 
     def __init__(self, config: CapConfig | None = None):
         self.config = config or CapConfig()

@@ -56,6 +56,11 @@ def preference(attempt: Attempt, n_actions: int) -> tuple[int, str, int]:
 
 class DedupFilter(TaskFilter):
     name: ClassVar[str] = "dedup"
+    reasons: ClassVar[dict[str, str]] = {
+        DropReason.duplicate_actions: "the same actions as a run kept for the task",
+        DropReason.duplicate_patch: "the same patch (ignoring whitespace) as a run kept for the task",
+        DropReason.near_duplicate: "nearly the same actions (MinHash) as a run kept for the task",
+    }
 
     def __init__(self, config: DedupConfig | None = None):
         self.config = config or DedupConfig()

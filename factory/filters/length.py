@@ -84,6 +84,9 @@ class LengthConfig(Section):
 
 class LengthFilter(AttemptFilter):
     name: ClassVar[str] = "length"
+    reasons: ClassVar[dict[str, str]] = {
+        DropReason.too_long: "longer than the token limit",
+    }
 
     def __init__(self, config: LengthConfig | None = None, count_tokens: TokenCounter | None = None):
         self.config = config or LengthConfig()

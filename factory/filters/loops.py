@@ -62,6 +62,10 @@ def _extent(sequence: list[str], start: int, period: int) -> int:
 
 class LoopsFilter(AttemptFilter):
     name: ClassVar[str] = "loops"
+    reasons: ClassVar[dict[str, str]] = {
+        DropReason.repeated_action: "the same action repeated many times in a row",
+        DropReason.action_cycle: "a short cycle of actions repeated many times",
+    }
 
     def __init__(self, config: LoopsConfig | None = None):
         self.config = config or LoopsConfig()

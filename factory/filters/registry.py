@@ -10,14 +10,14 @@ Every filter runs by default, in `FILTER_ORDER`; `enabled: false` turns one off.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, model_validator
 
 from factory.errors import UsageError
-from factory.filters.base import BaseFilter
+from factory.filters.base import BaseFilter, DropReason
 from factory.filters.cap import CapConfig, CapFilter
 from factory.filters.dedup import DedupConfig, DedupFilter
 from factory.filters.length import LengthConfig, LengthFilter, TokenCounter
@@ -32,22 +32,41 @@ class FilterSpec:
     config: type[BaseModel]
     build: Callable[[Any, TokenCounter | None], BaseFilter]
     summary: str
+    """What the filter keeps: its `filters:` field's documentation."""
+    reasons: Mapping[str, str]
+    """The drop reason codes it uses, each with what it means (the card's glossary)."""
 
 
 REGISTRY: dict[str, FilterSpec] = {
     spec.name: spec
     for spec in (
-        FilterSpec("resolved", ResolvedConfig, lambda c, _: ResolvedFilter(c), "verified runs that submitted"),
-        FilterSpec("loops", LoopsConfig, lambda c, _: LoopsFilter(c), "no repeated actions or short cycles"),
-        FilterSpec("length", LengthConfig, lambda c, n: LengthFilter(c, n), "rendered rows within a token limit"),
-        FilterSpec("dedup", DedupConfig, lambda c, _: DedupFilter(c), "one run per way of solving a task"),
-        FilterSpec("cap", CapConfig, lambda c, _: CapFilter(c), "at most N diverse runs per task"),
-        FilterSpec("secrets", SecretsConfig, lambda c, _: SecretsFilter(c), "credentials redacted"),
+        FilterSpec("resolved", ResolvedConfig, lambda c, _: ResolvedFilter(c), "verified runs that submitted",
+                   ResolvedFilter.reasons),
+        FilterSpec("loops", LoopsConfig, lambda c, _: LoopsFilter(c), "no repeated actions or short cycles",
+                   LoopsFilter.reasons),
+        FilterSpec("length", LengthConfig, lambda c, n: LengthFilter(c, n), "rendered rows within a token limit",
+                   LengthFilter.reasons),
+        FilterSpec("dedup", DedupConfig, lambda c, _: DedupFilter(c), "one run per way of solving a task",
+                   DedupFilter.reasons),
+        FilterSpec("cap", CapConfig, lambda c, _: CapFilter(c), "at most N diverse runs per task", CapFilter.reasons),
+        FilterSpec("secrets", SecretsConfig, lambda c, _: SecretsFilter(c), "credentials redacted",
+                   SecretsFilter.reasons),
     )
 }
+"""Adding a filter: its module (the filter, its config, its reasons) and one entry here. The
+pipeline's `filters:` section, the card's glossary and the warehouse's funnel steps follow."""
 FILTER_ORDER: tuple[str, ...] = tuple(REGISTRY)
 """Cheap per-run checks first; the cap after dedup so duplicates never use up a task's slots;
 secrets last so that exactly what is published is scanned."""
+RENDER_STEP = "render"
+"""The funnel's step after the filters: rows the chat template cannot render are dropped there."""
+RENDER_REASONS = {DropReason.render_failed: "the chat template could not render it exactly"}
+FUNNEL_STEPS: tuple[str, ...] = (*FILTER_ORDER, RENDER_STEP)
+
+
+def drop_meanings() -> dict[str, str]:
+    """Every drop reason code, in funnel order, with what it means."""
+    return {code: meaning for spec in REGISTRY.values() for code, meaning in spec.reasons.items()} | RENDER_REASONS
 
 
 def unknown_filter(name: str) -> UsageError:
@@ -77,23 +96,11 @@ def _loc(exc: ValidationError) -> str:
     return ".".join(str(p) for p in exc.errors()[0]["loc"]) or "options"
 
 
-class FiltersConfig(BaseModel):
-    """Settings of every filter; embed it as the pipeline's `filters:` section."""
+class _Filters(BaseModel):
+    """Settings of every filter; embed it as the pipeline's `filters:` section. Its fields come
+    from `REGISTRY`, one per filter, each defaulting to its config's defaults."""
 
     model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
-
-    resolved: ResolvedConfig = Field(default_factory=ResolvedConfig)
-    """Verified runs only, that ended by submitting."""
-    loops: LoopsConfig = Field(default_factory=LoopsConfig)
-    """Drop runs with `min_repeats` consecutive repeated actions or short cycles."""
-    length: LengthConfig = Field(default_factory=LengthConfig)
-    """Drop rows above `max_tokens` after rendering."""
-    dedup: DedupConfig = Field(default_factory=DedupConfig)
-    """Within a task: drop identical action sequences, identical patches and near duplicates."""
-    cap: CapConfig = Field(default_factory=CapConfig)
-    """At most `per_task` runs per task, chosen for diversity."""
-    secrets: SecretsConfig = Field(default_factory=SecretsConfig)
-    """Redact credentials in every message; the row is flagged."""
 
     @model_validator(mode="before")
     @classmethod
@@ -104,7 +111,7 @@ class FiltersConfig(BaseModel):
                     raise ValueError(f"unknown filter {name!r}; valid filters: {', '.join(FILTER_ORDER)}")
         return data
 
-    def override(self, settings: dict[str, Any]) -> FiltersConfig:
+    def override(self, settings: dict[str, Any]) -> _Filters:
         """A copy with dotted settings replaced, e.g. `{"cap.per_task": 2, "loops.min_repeats": 5}`
         (what `factory build --per-task 2 --min-repeats 5` passes)."""
         data = self.model_dump()
@@ -117,7 +124,7 @@ class FiltersConfig(BaseModel):
                 raise UsageError(f"filter {name!r} has no setting {field!r}; valid settings: {valid}")
             data[name][field] = value
         try:
-            return FiltersConfig.model_validate(data)
+            return type(self).model_validate(data)
         except ValidationError as exc:
             raise UsageError(f"filters.{_loc(exc)}: {exc.errors()[0]['msg']}") from exc
 
@@ -125,3 +132,9 @@ class FiltersConfig(BaseModel):
         """(name, config) of the filters that run, in `FILTER_ORDER`."""
         configs = [(name, getattr(self, name)) for name in FILTER_ORDER]
         return [(name, config) for name, config in configs if config.enabled]
+
+
+FiltersConfig = create_model(
+    "FiltersConfig", __base__=_Filters, __module__=__name__,
+    **{name: (spec.config, Field(default_factory=spec.config, description=spec.summary)) for name, spec in REGISTRY.items()},
+)

@@ -18,6 +18,12 @@ class ResolvedConfig(Section):
 
 class ResolvedFilter(AttemptFilter):
     name: ClassVar[str] = "resolved"
+    reasons: ClassVar[dict[str, str]] = {
+        DropReason.no_trajectory: "the attempt failed before the agent ran (sandbox or teacher outage)",
+        DropReason.not_verified: "no verdict was recorded",
+        DropReason.not_resolved: "the hidden tests did not all pass",
+        DropReason.not_submitted: "the tests passed but the agent did not end by submitting",
+    }
 
     def __init__(self, config: ResolvedConfig | None = None):
         self.config = config or ResolvedConfig()

@@ -121,6 +121,9 @@ def _where(index: int, message: Message) -> str:
 
 class SecretsFilter(BaseFilter):
     name: ClassVar[str] = "secrets"
+    reasons: ClassVar[dict[str, str]] = {
+        DropReason.secret_found: "contained a credential",
+    }
 
     def __init__(self, config: SecretsConfig | None = None):
         self.config = config or SecretsConfig()

@@ -16,7 +16,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
-from factory.filters import ChainResult, DropReason, FiltersConfig, SecretScanner
+from factory.filters import ChainResult, FiltersConfig, SecretScanner, drop_meanings
 from factory.output.stats import TaskStats, TeacherStats, TokenStats
 from factory.output.writer import MESSAGES, TOKENIZED, WrittenDataset, data_files_pattern
 
@@ -38,21 +38,6 @@ SIZE_CATEGORIES: tuple[tuple[float, str], ...] = (
 HUB_ID_PLACEHOLDER = "<org>/<name>"
 """Stands for the Hub repo id in the card until `push` knows it."""
 
-DROP_MEANINGS: dict[DropReason, str] = {
-    DropReason.no_trajectory: "the attempt failed before the agent ran (sandbox or teacher outage)",
-    DropReason.not_verified: "no verdict was recorded",
-    DropReason.not_resolved: "the hidden tests did not all pass",
-    DropReason.not_submitted: "the tests passed but the agent did not end by submitting",
-    DropReason.repeated_action: "the same action repeated many times in a row",
-    DropReason.action_cycle: "a short cycle of actions repeated many times",
-    DropReason.duplicate_actions: "the same actions as a run kept for the task",
-    DropReason.duplicate_patch: "the same patch (ignoring whitespace) as a run kept for the task",
-    DropReason.near_duplicate: "nearly the same actions (MinHash) as a run kept for the task",
-    DropReason.over_cap: "the task already had its quota of more diverse runs",
-    DropReason.too_long: "longer than the token limit",
-    DropReason.render_failed: "the chat template could not render it exactly",
-    DropReason.secret_found: "contained a credential",
-}
 
 
 def size_category(rows: int) -> str:
@@ -309,8 +294,9 @@ def _funnel(inputs: CardInputs) -> str:
         reasons = ", ".join(f"`{r}` {n}" for r, n in step.reasons.most_common()) or "-"
         flags = ", ".join(f"`{f}` {n}" for f, n in step.flags.most_common())
         rows.append((f"`{step.name}`", step.n_in, step.n_out, reasons, flags or "-"))
-    seen = sorted({d.reason for d in chain.drops}, key=list(DropReason).index)
-    glossary = "\n".join(f"- `{r}`: {DROP_MEANINGS[r]}" for r in seen)
+    meanings = drop_meanings()
+    seen = sorted({str(d.reason) for d in chain.drops}, key=lambda r: list(meanings).index(r) if r in meanings else len(meanings))
+    glossary = "\n".join(f"- `{r}`: {meanings.get(r, 'see the filter')}" for r in seen)
     return (
         "## The funnel\n\nEvery attempt of the run went through these filters in order; each drop is "
         "counted with its reason (and recorded per attempt in the run's warehouse).\n\n"

@@ -13,12 +13,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from factory.filters import Drop, DropReason, TokenCounter, TokenCounts
+from factory.filters import RENDER_STEP, Drop, DropReason, TokenCounter, TokenCounts
 from factory.output.card import RenderInfo
 from factory.output.rows import TokenizedRow
 from factory.records import Attempt, Message, Trajectory
 
-STEP = "render"
+STEP = RENDER_STEP
 
 
 class RendererLike(Protocol):

@@ -119,3 +119,12 @@ def test_the_same_attempt_twice_is_refused():
     a = attempt()
     with pytest.raises(UsageError, match="appears twice"):
         FilterChain.from_config().run([a, a])
+
+
+def test_a_filter_is_its_module_and_one_registry_entry():
+    """The pipeline's section, the card's glossary and the warehouse's steps come from the registry."""
+    from factory.filters import FUNNEL_STEPS, REGISTRY, DropReason, drop_meanings
+
+    assert list(FiltersConfig.model_fields) == list(REGISTRY) == list(FUNNEL_STEPS[:-1])
+    assert set(drop_meanings()) == set(DropReason)  # every code has a meaning, given by the filter using it
+    assert all(spec.reasons for spec in REGISTRY.values())

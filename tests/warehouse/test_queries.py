@@ -6,8 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from factory.filters import FILTER_ORDER
-from factory.output.render_hooks import STEP as RENDER_STEP
+from factory.filters import FILTER_ORDER, RENDER_STEP
 from factory.warehouse import named_queries, run_query
 from factory.warehouse.read import only_run
 from tests.warehouse import sample

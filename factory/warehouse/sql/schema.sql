@@ -115,11 +115,10 @@ CREATE TABLE IF NOT EXISTS drops (
     detail        VARCHAR
 );
 
--- Filter order of the funnel: factory.filters.FILTER_ORDER, then the renderer's `render` step
--- (a test keeps them equal).
+-- Filter order of the funnel: factory.filters.FUNNEL_STEPS (the registry's filters, then the
+-- renderer's `render` step), filled in by factory.warehouse.connect.schema_sql.
 CREATE OR REPLACE VIEW filter_steps AS
-SELECT * FROM (VALUES (1, 'resolved'), (2, 'loops'), (3, 'length'), (4, 'dedup'), (5, 'cap'), (6, 'secrets'),
-                      (7, 'render'))
+SELECT * FROM (VALUES {funnel_steps})
     AS t(step, filter);
 
 -- Attempts with derived columns; the named queries read this.
