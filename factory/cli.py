@@ -8,15 +8,18 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
 from factory import __version__
-from factory.config import Pipeline, load_pipeline, teacher_label
 from factory.errors import FactoryError, StorageError, UsageError
+
+if TYPE_CHECKING:  # the pipeline's config pulls in every stage; `factory --help` needs none of them
+    from factory.config import Pipeline
+
 
 app = typer.Typer(
     name="factory",
@@ -60,7 +63,7 @@ def run(
     """Run (or resume) a pipeline: sample, verify, filter, render, write the dataset."""
     import asyncio
 
-    from factory.config import Override
+    from factory.config import Override, load_pipeline
 
     given = [Override("--limit", "tasks.limit", limit), Override("--max-cost", "budget.max_cost_usd", max_cost)]
     config = load_pipeline(pipeline, [o for o in given if o.value is not None])  # validated as the YAML is
@@ -353,6 +356,8 @@ def _keeps(config: Pipeline) -> str:
 
 def print_plan(config: Pipeline, run_id: str | None) -> None:
     """The plan of a run; never prints values that came from the environment (secrets)."""
+    from factory.config import teacher_label
+
     t, s = config.tasks, config.sampling
     console.print(f"[bold]pipeline[/] {config.name}  ({config.path})")
     console.print(f"  run id        {run_id or '(new)'}")
@@ -384,6 +389,7 @@ def _usd(value: float) -> str:
 def _ceilings(config: Pipeline) -> str:
     """What the budget reserves for one attempt in flight, before any has finished."""
     from factory.budget import first_ceiling
+    from factory.config import teacher_label
 
     if config.agent.max_cost_usd is not None:
         return f"at most {_usd(config.agent.max_cost_usd)} (agent.max_cost_usd)"

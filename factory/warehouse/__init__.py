@@ -19,7 +19,6 @@ from factory.warehouse.read import (
     resolve_sql,
     run_query,
 )
-from factory.warehouse.store import Warehouse
 
 __all__ = [
     "DB_NAME",
@@ -33,3 +32,12 @@ __all__ = [
     "resolve_sql",
     "run_query",
 ]
+
+
+def __getattr__(name: str):
+    """`Warehouse` (the writer: pyarrow, the schema) loads on first use, so queries start fast."""
+    if name == "Warehouse":
+        from factory.warehouse.store import Warehouse
+
+        return Warehouse
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -15,7 +15,6 @@ import duckdb
 from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_exponential_jitter
 
 from factory.errors import FactoryError
-from factory.filters.registry import FUNNEL_STEPS
 
 STORAGE_VERSION = "v1.4.0"
 """On-disk format the file is created with: DuckDB 1.4 and later (the `duckdb` command-line
@@ -33,6 +32,10 @@ class WarehouseBusy(FactoryError):
 
 def schema_sql() -> str:
     """The schema, its funnel steps those of the filter registry (a new filter needs no SQL)."""
+    from factory.filters.registry import (
+        FUNNEL_STEPS,  # only writers need it: queries start without the filters
+    )
+
     steps = ", ".join(f"({i}, '{name}')" for i, name in enumerate(FUNNEL_STEPS, 1))
     return (SQL_DIR / "schema.sql").read_text().replace("{funnel_steps}", steps)
 

@@ -39,3 +39,11 @@ def test_a_stage_brings_its_own_config_not_the_pipeline(module):
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     loaded = {m.split(".")[1] for m in json.loads(out)}
     assert not loaded & {"config", "agent", "teachers", "filters"}, loaded
+
+
+def test_the_command_line_starts_without_the_stages_it_does_not_run():
+    """`factory --help` and `factory query` load no pipeline config, teacher, filter or pyarrow."""
+    probe = "import json, sys, factory.cli; print(json.dumps(sorted(sys.modules)))"
+    loaded = set(json.loads(subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                                           check=True).stdout))
+    assert not loaded & {"factory.config", "factory.teachers", "factory.filters", "factory.agent", "pyarrow"}, loaded
