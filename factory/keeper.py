@@ -37,6 +37,8 @@ class Keeper:
         """Runs a task keeps at most, and so needs; None: no cap, every attempt is made."""
         self._passed: dict[str, list[Attempt]] = defaultdict(list)
         self._kept: dict[str, list[Attempt]] = {}
+        self.total = 0
+        """Rows kept over all tasks so far."""
 
     def add(self, attempt: Attempt) -> bool:
         """Take a finished attempt into its task's group; True if it passed the per-attempt filters."""
@@ -44,7 +46,9 @@ class Keeper:
             return False
         task = attempt.key.instance_id
         self._passed[task].append(attempt)
+        self.total -= len(self.kept(task))
         self._kept[task] = self.rest.run(self._passed[task]).kept
+        self.total += len(self._kept[task])
         return True
 
     def kept(self, task: str) -> list[Attempt]:
@@ -54,7 +58,3 @@ class Keeper:
         """Whether the task still needs attempts beyond the `in_flight` ones (which may all be kept)."""
         return self.wanted is None or len(self.kept(task)) + in_flight < self.wanted
 
-    @property
-    def total(self) -> int:
-        """Rows kept over all tasks so far."""
-        return sum(map(len, self._kept.values()))

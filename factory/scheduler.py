@@ -5,8 +5,8 @@
       ─► attempt file (atomic) ─► warehouse ─► task state (early stop, give-up)
 
 Early stop: a task stops launching once the runs the dataset keeps of it (`factory.keeper`: the
-pipeline's own filter chain) plus the attempts in flight reach `filters.cap.per_task`. Infrastructure failures (engine fault, sandbox
-removed, teacher outage after retries) are redone up to `infra_retries` times and recorded as
+pipeline's own filter chain) plus the attempts in flight reach `filters.cap.per_task`.
+Infrastructure failures (engine fault, sandbox removed, teacher outage after retries) are redone up to `infra_retries` times and recorded as
 such; a verification that the engine keeps failing records the attempt with its trajectory
 and `error_class = verify_error`. Resuming a run redoes what infrastructure left undone: it
 verifies attempts that have a trajectory but no verdict, and samples again the attempts that
@@ -141,6 +141,7 @@ class Scheduler:
         if state is None:
             return
         task = attempt.key.instance_id
+        was_needed = self.keeper.needs(task)
         if self.keeper.add(attempt):
             state.streak = 0
         elif attempt.error_class is None:
@@ -148,7 +149,7 @@ class Scheduler:
             limit = self.p.sampling.give_up_after_failures
             state.gave_up = state.gave_up or (limit is not None and state.streak >= limit and not self.keeper.kept(task))
         self.result.kept = self.keeper.total
-        self.result.at_cap = sum(not self.keeper.needs(t) for t in self.state)
+        self.result.at_cap += was_needed and not self.keeper.needs(task)
         cost = attempt.trajectory.cost_usd if attempt.trajectory else 0.0
         if cost is None:
             self.result.unknown_cost += 1
