@@ -39,7 +39,8 @@ async def measure(concurrency: int, latency: float, waves: int) -> tuple[float, 
                       "profile": {"solve": 0, "wrong_fix": 0, "loop": 0, "format_error": 0,
                                   "give_up": 1.0, "latency_seconds": latency}}],
         "sandbox": {"memory": "256m", "max_live": concurrency + 8, "warm": 0, "create_rate": 100},
-        "sampling": {"attempts_per_task": per_task, "stop_after_kept": 10_000, "max_in_flight": concurrency},
+        "sampling": {"attempts_per_task": per_task, "max_in_flight": concurrency},
+        "filters": {"cap": {"enabled": False}},  # every attempt is made
     })
     teacher = build_teacher(pipeline.teachers[0])
     with tempfile.TemporaryDirectory() as tmp:
