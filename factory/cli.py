@@ -30,8 +30,8 @@ app = typer.Typer(
     add_completion=False,
     rich_markup_mode=None,  # help text is plain: `[/TEACHER]` in an argument's help is not a tag
 )
-console = Console()
-err_console = Console(stderr=True)
+console = Console(soft_wrap=True)  # piped output keeps its lines whole (a command to copy, a path)
+err_console = Console(stderr=True, soft_wrap=True)
 
 
 def _version(value: bool) -> None:

@@ -18,7 +18,7 @@ class Progress:
     """Counts attempts; subclasses decide how (and whether) to show them."""
 
     def __init__(self, console: Console | None = None):
-        self.console = console or Console(stderr=True)
+        self.console = console or Console(stderr=True, soft_wrap=True)
         self.total = self.done = self.inflight = self.resolved = self.verified = 0
         self.kept = 0
         self.spent = 0.0
@@ -121,7 +121,7 @@ class QuietProgress(Progress):
 
 
 def make_progress(quiet: bool) -> Progress:
-    console = Console(stderr=True)
+    console = Console(stderr=True, soft_wrap=True)
     if quiet:
         return QuietProgress(console)
     return LiveProgress(console) if console.is_terminal else PlainProgress(console)

@@ -52,6 +52,8 @@ def test_dry_run_prints_the_plan(name):
     assert "limit=7" in out.stdout
     assert "$12.50" in out.stdout
     assert "teacher" in out.stdout
+    # piped, a line stays whole however long (no wrapping at 80 columns)
+    assert any(line.startswith("  attempts ") and line.endswith("(filters.cap)") for line in out.stdout.splitlines())
 
 
 def test_broken_yaml_exits_2_with_one_line(tmp_path):
