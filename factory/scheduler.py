@@ -204,14 +204,15 @@ class Scheduler:
             # any other error_class: infrastructure ended the sampling; `_units` queues it again
         queue = self._units(pending={_unit_id(a.key) for a in unverified})
         if self.progress:
-            self.progress.start(total=len(queue) + len(unverified) + self.result.resumed, done=self.result.resumed)
+            self.progress.start(total=len(queue) + len(unverified) + self.result.resumed, done=self.result.resumed,
+                                before=self.result.attempts, kept=self.result.kept, spent=self.result.spent_usd)
         self._install_signals()
         try:
             for attempt in unverified:
                 self.state[attempt.key.instance_id].inflight += 1  # it may yet be kept
                 self._start(self._reverify(attempt))
                 if self.progress:
-                    self.progress.launched(attempt.key)
+                    self.progress.reverifying(attempt.key)
             await self._launch(queue)
             while self.running:
                 await asyncio.wait(set(self.running), return_when=asyncio.FIRST_COMPLETED)
@@ -249,7 +250,7 @@ class Scheduler:
             self.result.launched += 1
             self._start(self._attempt(unit))
             if self.progress:
-                self.progress.launched(unit)
+                self.progress.launched(unit.key(self.store.run_id))
 
     def _stop_for_budget(self, unit: Unit) -> None:
         b = self.budget
@@ -282,6 +283,8 @@ class Scheduler:
                                   started_at=started)
                 sampling = False
                 self._sampled(unit, attempt)
+                if self.progress:
+                    self.progress.sampled(key)
                 if trajectory.exit in INFRA_EXITS:
                     attempt.error_class = str(trajectory.exit)
                 else:
@@ -298,6 +301,8 @@ class Scheduler:
             self.state[unit.task.instance_id].inflight -= 1
             if sampling:
                 self._sampled(unit, None)
+            if self.progress:
+                self.progress.ended(key)  # recorded or not, it is no longer in flight
             self.running.discard(asyncio.current_task())  # before waking the launcher, which checks it
             self.changed.set()
 
@@ -360,6 +365,8 @@ class Scheduler:
             self._finish(attempt)
         finally:
             self.state[attempt.key.instance_id].inflight -= 1
+            if self.progress:
+                self.progress.ended(attempt.key)
             self.running.discard(asyncio.current_task())
             self.changed.set()
 

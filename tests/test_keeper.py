@@ -7,6 +7,7 @@ without Docker; the filters are the real ones.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections import Counter
 from pathlib import Path
@@ -187,3 +188,44 @@ def test_an_attempt_the_per_attempt_filters_drop_is_no_success_and_not_kept():
     assert keeper.add(looped) is False and keeper.kept("t-1") == []
     assert keeper.add(attempt(distinct(3, "ok"), index=1, patch=FIX_A, instance_id="t-1")) is True
     assert [a.key.index for a in keeper.kept("t-1")] == [1]
+
+
+class SlowVerifier(PatchVerifier):
+    async def verify(self, task: Task, patch: str) -> Verdict:
+        await asyncio.sleep(0.05)  # verification outlasts sampling, as it does with real tests
+        return await super().verify(task, patch)
+
+
+class Recording(QuietProgress):
+    def __init__(self):
+        super().__init__()
+        self.most: Counter[str] = Counter()
+
+    def update(self, attempt=None) -> None:
+        for name, value in (("sampling", self.sampling), ("verifying", self.verifying),
+                            ("open", self.sampling + self.verifying)):
+            self.most[name] = max(self.most[name], value)
+
+
+async def test_progress_holds_to_the_limit_and_carries_its_counts_across_a_resume(tmp_path):
+    """Sampling never exceeds max_in_flight (attempts verifying have given their slot away),
+    and a resumed run goes on counting from what it finished before."""
+    p = pipeline(SETTINGS["cap off"], in_flight=2)
+    tasks = [Task(instance_id=f"t{i}", repo="r", problem_statement="", image="none") for i in range(2)]
+    store = RunStore(tmp_path / "run")
+    store.start("", "test", "test")
+
+    async def run_once() -> tuple[Recording, object]:
+        progress = Recording()
+        result = await Scheduler(p, tasks, {"scripted-actor": PlanTeacher()}, store, pool=PlanPool(),
+                                 verifier=SlowVerifier(), progress=progress).run()
+        return progress, result
+
+    first, result = await run_once()
+    assert first.most["sampling"] == 2 and first.most["open"] > 2  # more open than slots: some verifying
+    assert (first.sampling, first.verifying, first.done) == (0, 0, len(result.attempts))
+    assert first.verified == sum(a.verdict is not None for a in result.attempts) > first.resolved > 0
+    again, _ = await run_once()  # everything was done: the resumed run only counts
+    assert (again.done, again.verified, again.resolved, again.kept) == (first.done, first.verified, first.resolved,
+                                                                         first.kept)
+    assert "of" in again.figures()["resolved"] and "verified" in again.figures()["resolved"]
