@@ -34,34 +34,35 @@ def _parse(path: Path) -> Trajectory:
 
 
 def load_trajectory(run: str, attempt: str | None) -> Trajectory:
-    """RUN as a trajectory (or attempt) JSON file, or a folder holding ATTEMPT(.json)."""
+    """RUN as a trajectory (or attempt) JSON file; or a run folder (or run id) and ATTEMPT, as
+    `INSTANCE[/TEACHER]/INDEX` or the attempt's file name (with or without `.json`)."""
     path = Path(run)
     if path.is_file():
         return _parse(path)
-    if attempt and ((path / "run.json").exists() or not path.exists()):
-        from factory.runs import RunStore
-
-        found = RunStore.find(run).find_attempt(attempt)
-        if found.trajectory is None:
-            raise UsageError(f"attempt {attempt} of run {run} has no trajectory ({found.error_class})")
-        return found.trajectory
-    if path.is_dir() and attempt:
+    if attempt is None:
+        if path.is_dir():
+            raise UsageError(f"{run}: a folder; name the attempt to render (INSTANCE[/TEACHER]/INDEX or its file "
+                             f"name): `factory show {run}` lists them")
+        raise UsageError(f"{run}: no such file or run folder; pass a trajectory or attempt JSON file, or RUN ATTEMPT")
+    if path.is_dir():
         hits = [p for p in (path / attempt, path / f"{attempt}.json") if p.is_file()]
-        hits = hits or sorted(path.rglob(f"{attempt}.json"))
+        hits = hits or sorted(path.rglob(f"{Path(attempt).name.removesuffix('.json')}.json"))
         if len(hits) == 1:
             return _parse(hits[0])
         if hits:
             raise UsageError(f"{run}: {len(hits)} files match attempt {attempt!r}: {hits[0]}, {hits[1]}, ...")
-        raise UsageError(f"{run}: no file for attempt {attempt!r} ({attempt} or {attempt}.json)")
-    raise UsageError(
-        f"{run}: not a trajectory file or a run folder; pass a JSON file written by "
-        "Trajectory.model_dump_json() (or RUN_FOLDER ATTEMPT)"
-    )
+    from factory.runs import RunStore
+
+    found = RunStore.find(run).find_attempt(attempt)
+    if found.trajectory is None:
+        raise UsageError(f"attempt {attempt} of run {run} has no trajectory ({found.error_class})")
+    return found.trajectory
 
 
 def render(
-    run: Annotated[str, typer.Argument(help="A trajectory JSON file, or a run folder.")],
-    attempt: Annotated[str | None, typer.Argument(help="The attempt's file name inside the run folder.")] = None,
+    run: Annotated[str, typer.Argument(help="A trajectory or attempt JSON file, or a run (folder or id).")],
+    attempt: Annotated[str | None, typer.Argument(
+        help="With a run: INSTANCE[/TEACHER]/INDEX, or the attempt's file name.")] = None,
     template: Annotated[str, typer.Option(help=f"One of: {', '.join(TEMPLATES)}.")] = "qwen3",
     thinking: Annotated[Thinking, typer.Option(help="Which turns keep their reasoning.")] = Thinking.last_query,
     tokenizer: Annotated[str | None, typer.Option(help="HF tokenizer name or path (template hf).")] = None,
@@ -74,10 +75,10 @@ def render(
         renderer = build_renderer(template=template, thinking=thinking, tokenizer=tokenizer)
         rendered = renderer.render(traj.messages, traj.tools)
     except RenderError as exc:
-        err.print(f"error: {run}: cannot render exactly ({exc.reason}): {exc}", markup=False)
+        err.print(f"factory: {run}: cannot render exactly ({exc.reason}): {exc}", markup=False)
         raise typer.Exit(1) from exc
     except UsageError as exc:
-        err.print(f"error: {exc}", markup=False)
+        err.print(f"factory: {exc}", markup=False)
         raise typer.Exit(2) from exc
     label = " [scripted teacher]" if traj.scripted else ""
     card = ", ".join(f"{k}={v}" for k, v in renderer.card().items() if not k.endswith("sha256"))
