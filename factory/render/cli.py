@@ -35,22 +35,19 @@ def _parse(path: Path) -> Trajectory:
 
 def load_trajectory(run: str, attempt: str | None) -> Trajectory:
     """RUN as a trajectory (or attempt) JSON file; or a run folder (or run id) and ATTEMPT, as
-    `INSTANCE[/TEACHER]/INDEX` or the attempt's file name (with or without `.json`)."""
+    `INSTANCE[/TEACHER]/INDEX` or the attempt file's path in the folder (`attempts/.../0.json`)."""
     path = Path(run)
     if path.is_file():
         return _parse(path)
     if attempt is None:
         if path.is_dir():
-            raise UsageError(f"{run}: a folder; name the attempt to render (INSTANCE[/TEACHER]/INDEX or its file "
-                             f"name): `factory show {run}` lists them")
+            raise UsageError(f"{run}: a folder; name the attempt to render (INSTANCE[/TEACHER]/INDEX, or its "
+                             f"file's path in the folder): `factory show {run}` lists them")
         raise UsageError(f"{run}: no such file or run folder; pass a trajectory or attempt JSON file, or RUN ATTEMPT")
     if path.is_dir():
         hits = [p for p in (path / attempt, path / f"{attempt}.json") if p.is_file()]
-        hits = hits or sorted(path.rglob(f"{Path(attempt).name.removesuffix('.json')}.json"))
-        if len(hits) == 1:
-            return _parse(hits[0])
         if hits:
-            raise UsageError(f"{run}: {len(hits)} files match attempt {attempt!r}: {hits[0]}, {hits[1]}, ...")
+            return _parse(hits[0])
     from factory.runs import RunStore
 
     found = RunStore.find(run).find_attempt(attempt)
@@ -62,7 +59,7 @@ def load_trajectory(run: str, attempt: str | None) -> Trajectory:
 def render(
     run: Annotated[str, typer.Argument(help="A trajectory or attempt JSON file, or a run (folder or id).")],
     attempt: Annotated[str | None, typer.Argument(
-        help="With a run: INSTANCE[/TEACHER]/INDEX, or the attempt's file name.")] = None,
+        help="With a run: INSTANCE[/TEACHER]/INDEX, or the attempt file's path in the run folder.")] = None,
     template: Annotated[str, typer.Option(help=f"One of: {', '.join(TEMPLATES)}.")] = "qwen3",
     thinking: Annotated[Thinking, typer.Option(help="Which turns keep their reasoning.")] = Thinking.last_query,
     tokenizer: Annotated[str | None, typer.Option(help="HF tokenizer name or path (template hf).")] = None,
