@@ -8,6 +8,7 @@ The system prompt and the first user message count on the attempt row only.
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from typing import Any
 
@@ -131,14 +132,18 @@ def turn_rows(attempt: Attempt) -> list[Row]:
     if t is None:
         return []
     _, per_turn = _role_tokens(t)
+    said = [m for m in t.messages if m.role == "assistant"]  # one assistant message per teacher call
     rows = []
     for i in range(max(len(t.turns), len(per_turn))):
         turn = t.turns[i] if i < len(t.turns) else None
         roles = per_turn[i] if i < len(per_turn) else {"assistant": 0, "tool": 0, "user": 0}
         usage = turn.usage if turn else None
+        calls = said[i].tool_calls if i < len(said) else []
         rows.append({
             **_key_row(attempt),
             "turn_index": i,
+            "tools": [c.name for c in calls],
+            "command": _command(calls[0].arguments)[:COMMAND_CHARS] if calls else None,
             "input_tokens": usage.input_tokens if usage else None,
             "output_tokens": usage.output_tokens if usage else None,
             "cache_read_tokens": usage.cache_read_tokens if usage else None,
@@ -151,6 +156,19 @@ def turn_rows(attempt: Attempt) -> list[Row]:
             "user_tokens_est": roles["user"],
         })
     return rows
+
+
+COMMAND_CHARS = 200
+"""A turn's command is kept this long in the warehouse (the trajectory file has it whole)."""
+
+
+def _command(arguments: str) -> str:
+    """The shell command of a tool call (`bash`'s `command`), else its arguments as sent."""
+    try:
+        parsed = json.loads(arguments)
+    except ValueError:
+        return arguments
+    return parsed["command"] if isinstance(parsed, dict) and isinstance(parsed.get("command"), str) else arguments
 
 
 def result_rows(attempt: Attempt) -> list[Row]:

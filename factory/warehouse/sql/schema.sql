@@ -92,6 +92,10 @@ CREATE TABLE IF NOT EXISTS turns (
     tool_tokens_est      BIGINT,  -- tool results that answered it
     user_tokens_est      BIGINT   -- user messages after it (re-prompts after a format error)
 );
+-- What each turn called: the tool names of its assistant message, and the first call's command
+-- (bash's `command`, else the arguments as sent), cut at 200 characters.
+ALTER TABLE turns ADD COLUMN IF NOT EXISTS tools VARCHAR[];
+ALTER TABLE turns ADD COLUMN IF NOT EXISTS command VARCHAR;
 
 CREATE TABLE IF NOT EXISTS test_results (
     run_id        VARCHAR,
