@@ -7,9 +7,12 @@ Public API: `build_renderer`, `RenderConfig`, `Thinking`, `Rendered`, `RenderErr
 dataset's `tokenized` config is written by the build step (`factory.output`, docs/dataset.md).
 """
 
-from factory.render.config import RenderConfig, Thinking
-from factory.render.pieces import Rendered, RenderError
-from factory.render.renderer import TEMPLATES, BatchRenderer, build_renderer
+from importlib import import_module
+
+_WHERE = {
+    "RenderConfig": "config", "Thinking": "config", "Rendered": "pieces", "RenderError": "pieces",
+    "TEMPLATES": "renderer", "BatchRenderer": "renderer", "build_renderer": "renderer",
+}
 
 __all__ = [
     "TEMPLATES",
@@ -20,3 +23,10 @@ __all__ = [
     "Thinking",
     "build_renderer",
 ]
+
+
+def __getattr__(name: str):
+    """Loaded on first use: the tokenizers and templates are heavy, and `factory --help` needs none."""
+    if name in _WHERE:
+        return getattr(import_module(f"factory.render.{_WHERE[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

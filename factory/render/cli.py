@@ -3,21 +3,23 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from pydantic import ValidationError
 from rich.console import Console
 
 from factory.errors import UsageError
-from factory.records import Attempt, Trajectory
-from factory.render.config import Thinking
-from factory.render.pieces import RenderError
-from factory.render.renderer import TEMPLATES, build_renderer
-from factory.render.show import show
+from factory.render.config import TEMPLATE_NAMES, Thinking
+
+if TYPE_CHECKING:
+    from factory.records import Trajectory
 
 
 def _parse(path: Path) -> Trajectory:
+    from pydantic import ValidationError
+
+    from factory.records import Attempt, Trajectory
+
     raw = path.read_text(encoding="utf-8")
     try:
         return Trajectory.model_validate_json(raw)
@@ -43,11 +45,15 @@ def load_trajectory(run: str, attempt: str | None) -> Trajectory:
         if path.is_dir():
             raise UsageError(f"{run}: a folder; name the attempt to render (INSTANCE[/TEACHER]/INDEX, or its "
                              f"file's path in the folder): `factory show {run}` lists them")
-        raise UsageError(f"{run}: no such file or run folder; pass a trajectory or attempt JSON file, or RUN ATTEMPT")
+        raise UsageError(f"{run}: not a trajectory file or a run folder; pass a trajectory or attempt JSON file, "
+                         "or RUN ATTEMPT")
     if path.is_dir():
         hits = [p for p in (path / attempt, path / f"{attempt}.json") if p.is_file()]
-        if hits:
+        hits = hits or ([] if (path / "run.json").exists() else sorted(path.rglob(f"{attempt}.json")))
+        if len(hits) == 1:
             return _parse(hits[0])
+        if hits:
+            raise UsageError(f"{run}: {len(hits)} files match attempt {attempt!r}: {hits[0]}, {hits[1]}, ...")
     from factory.runs import RunStore
 
     found = RunStore.find(run).find_attempt(attempt)
@@ -60,13 +66,17 @@ def render(
     run: Annotated[str, typer.Argument(help="A trajectory or attempt JSON file, or a run (folder or id).")],
     attempt: Annotated[str | None, typer.Argument(
         help="With a run: INSTANCE[/TEACHER]/INDEX, or the attempt file's path in the run folder.")] = None,
-    template: Annotated[str, typer.Option(help=f"One of: {', '.join(TEMPLATES)}.")] = "qwen3",
+    template: Annotated[str, typer.Option(help=f"One of: {', '.join(TEMPLATE_NAMES)}.")] = "qwen3",
     thinking: Annotated[Thinking, typer.Option(help="Which turns keep their reasoning.")] = Thinking.last_query,
     tokenizer: Annotated[str | None, typer.Option(help="HF tokenizer name or path (template hf).")] = None,
     color: Annotated[bool | None, typer.Option("--color/--no-color", help="Default: on a terminal.")] = None,
 ) -> None:
     """Print a rendered trajectory; trained text is between ⟦ and ⟧, the rest is masked."""
-    err = Console(stderr=True)
+    from factory.render.pieces import RenderError
+    from factory.render.renderer import build_renderer
+    from factory.render.show import show
+
+    err = Console(stderr=True, soft_wrap=True)  # one line, however long
     try:
         traj = load_trajectory(run, attempt)
         renderer = build_renderer(template=template, thinking=thinking, tokenizer=tokenizer)

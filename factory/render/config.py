@@ -6,6 +6,9 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict
 
+TEMPLATE_NAMES = ("qwen3", "chatml", "hf")
+"""The templates `build_renderer` knows (`factory.render.renderer.TEMPLATES` builds them)."""
+
 
 class Thinking(StrEnum):
     """Which assistant turns keep their reasoning as a `<think>` block."""

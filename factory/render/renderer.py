@@ -10,7 +10,7 @@ from pydantic import ValidationError
 from factory.errors import UsageError
 from factory.records import Message
 from factory.render import chatml, qwen3
-from factory.render.config import RenderConfig, Thinking
+from factory.render.config import TEMPLATE_NAMES, RenderConfig, Thinking
 from factory.render.encode import Encoder, encode_batch
 from factory.render.pieces import Piece, Rendered, RenderError
 from factory.render.vocab import qwen3_encoder
@@ -80,11 +80,8 @@ def _hf(config: RenderConfig) -> BatchRenderer:
     return HFTemplateRenderer(config.tokenizer, config.thinking, config.chat_template)
 
 
-TEMPLATES: dict[str, Callable[[RenderConfig], BatchRenderer]] = {
-    "qwen3": _qwen3,
-    "chatml": _chatml,
-    "hf": _hf,
-}
+TEMPLATES: dict[str, Callable[[RenderConfig], BatchRenderer]] = dict(zip(TEMPLATE_NAMES, (_qwen3, _chatml, _hf),
+                                                                        strict=True))
 
 
 def build_renderer(config: RenderConfig | None = None, **overrides: Any) -> BatchRenderer:
