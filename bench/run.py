@@ -14,6 +14,7 @@ BENCHES = [
     ["verify_bench.py"],
     ["warehouse_bench.py"],
     ["render_bench.py", "--mb", "50"],
+    ["cli_bench.py"],
 ]
 
 if __name__ == "__main__":
