@@ -160,14 +160,9 @@ class _Attempt:
         u = completion.usage
         self.tokens += u.input_tokens + u.cache_read_tokens + u.cache_write_tokens + u.output_tokens
         self.cost += completion.cost_usd or 0.0
-        self.turns.append(
-            Turn(
-                usage=u,
-                cost_usd=completion.cost_usd,
-                seconds=time.monotonic() - began,
-                retries=completion.retries,
-            )
-        )
+        # a turn is the completion's accounting (every field they share), timed as the loop saw it
+        accounting = completion.model_dump(include=set(Turn.model_fields))
+        self.turns.append(Turn.model_validate({**accounting, "seconds": time.monotonic() - began}))
         return completion.message
 
     def _over_limit(self) -> Exit | None:
