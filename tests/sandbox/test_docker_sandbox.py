@@ -36,7 +36,8 @@ async def sandbox(docker_client):
 
 
 def containers_labelled(docker_client, key: str, value: str) -> list:
-    return docker_client.containers.list(all=True, filters={"label": f"{key}={value}"})
+    """One list call (no inspect per container, which a removal in flight would fail with a 404)."""
+    return docker_client.api.containers(all=True, filters={"label": f"{key}={value}"})
 
 
 async def test_start_exec_diff_close(sandbox, docker_client):
@@ -64,7 +65,7 @@ async def test_start_exec_diff_close(sandbox, docker_client):
     name = sandbox.container.name
     await sandbox.close()
     await sandbox.close()  # idempotent
-    assert docker_client.containers.list(all=True, filters={"name": name}) == []
+    assert docker_client.api.containers(all=True, filters={"name": name}) == []
 
 
 async def test_start_state_applies_bug_hides_files_and_drops_history():
