@@ -51,6 +51,10 @@ class Task(Record):
     test_seconds: float | None = None
     """How long verifying the gold fix took when the task set was validated; sets the
     verification timeout (None: the verifier's flat `timeout`)."""
+    fails_at: dict[str, int] = Field(default_factory=dict)
+    """FAIL_TO_PASS test id -> the top-level statement of its body at which it failed when the
+    task set was validated (the empty patch); the verifier's controls differ from their originals
+    at or after it, so that under the unfixed code both fail alike."""
 
 
 # ---------------------------------------------------------------------- trajectories
@@ -228,6 +232,10 @@ class Verdict(Record):
     """Things a reviewer should see: dropped test hunks, suspicious code, weak controls, ..."""
     controls: int = 0
     """Control tests run among the hidden tests (copies that must fail); 0 when no test ran."""
+    fails_at: dict[str, int] = Field(default_factory=dict)
+    """FAIL_TO_PASS test id -> the top-level statement of its body that raised, for those that
+    failed (as the test process reports it: worth keeping only from a patch the factory trusts,
+    such as validation's empty patch, where it becomes `Task.fails_at`)."""
     seconds: float = 0.0
 
 

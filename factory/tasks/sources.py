@@ -85,12 +85,12 @@ def rows(source: str, *, base: Path | None = None, split: str = "train", streami
 
 def load_tasks(config: TasksConfig, *, base: Path | None = None) -> LoadReport:
     """Tasks of a source after selection; bad rows are skipped and reported (or fatal if strict)."""
-    from factory.tasks.validate import invalid_ids, measured_seconds
+    from factory.tasks.validate import invalid_ids, measured, read_results
 
     report = LoadReport()
     seen: set[str] = set()
     invalid = invalid_ids(config.source, base) if config.skip_invalid else {}
-    seconds = measured_seconds(config.source, base)
+    results = read_results(config.source, base)
     for where, row in rows(config.source, base=base, split=config.split, streaming=config.streaming):
         if not _selected(row, config):
             continue
@@ -100,7 +100,7 @@ def load_tasks(config: TasksConfig, *, base: Path | None = None) -> LoadReport:
                 raise BadRow(task.instance_id, "instance_id", "duplicate id")
             if task.instance_id in invalid:
                 raise BadRow(task.instance_id, "validation", invalid[task.instance_id])
-            task.test_seconds = seconds.get(task.instance_id)
+            task = measured(task, results)
         except BadRow as bad:
             if config.strict:
                 raise UsageError(f"{where}: {bad}") from None

@@ -31,6 +31,8 @@ class TaskCheck:
     empty: str = ""
     seconds: float | None = None
     """The slowest verification of the gold fix: the basis of the task's verification timeout."""
+    fails_at: dict[str, int] = field(default_factory=dict)
+    """Where each FAIL_TO_PASS test failed under the empty patch (`Task.fails_at`)."""
 
 
 def cache_dir() -> Path:
@@ -75,7 +77,7 @@ async def check_task(verifier: Verifier, task: Task, repeat: int = 1) -> TaskChe
     except VerifyError as exc:
         return TaskCheck(task.instance_id, "infra_error", why=str(exc)[:300])
     check = TaskCheck(task.instance_id, "valid", gold=[_describe(v) for v in golds], empty=_describe(empty),
-                      seconds=round(max(v.seconds for v in golds), 2))
+                      seconds=round(max(v.seconds for v in golds), 2), fails_at=empty.fails_at)
     outcomes = {v.resolved for v in golds}
     if len(outcomes) > 1:
         check.status, check.why = "flaky", "the gold fix resolved in some runs and not in others"
@@ -121,9 +123,14 @@ def read_results(source: str, base: Path | None = None) -> dict[str, dict]:
     return {}
 
 
-def measured_seconds(source: str, base: Path | None = None) -> dict[str, float]:
-    """Seconds the gold fix took to verify, per valid task of the last validation of `source`."""
-    return {iid: c["seconds"] for iid, c in read_results(source, base).items() if c["status"] == "valid" and c.get("seconds")}
+def measured(task: Task, results: dict[str, dict]) -> Task:
+    """`task` with what the last validation of its source measured (`results`: `read_results`),
+    when that validation found it valid: how long its gold fix took to verify, where its
+    FAIL_TO_PASS tests fail under the empty patch."""
+    check = results.get(task.instance_id)
+    if not check or check["status"] != "valid":
+        return task
+    return task.model_copy(update={"test_seconds": check.get("seconds"), "fails_at": check.get("fails_at") or {}})
 
 
 def invalid_ids(source: str, base: Path | None = None) -> dict[str, str]:

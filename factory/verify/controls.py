@@ -30,7 +30,12 @@ from factory.verify.mutants import Edit, Source
 from factory.verify.twins import Copy, defs, write_copies
 
 CONTROLS = 3
-"""Controls at least: a forger that guesses keeps a 2^-3 chance at best."""
+"""Controls at least."""
+F2P_COPIES = 5
+"""Copies of each FAIL_TO_PASS test (as far as it has that many distinct ones): a forger that must
+guess which of a group of twins is real passes each test with odds 1/6, k tests with 6^-k."""
+MAX_COPIES = 40
+"""FAIL_TO_PASS copies beyond the first of each test stop here."""
 MAX_TWINS = 30
 """FAIL_TO_PASS tests copied at most; any beyond are named in the weak-controls flag."""
 NAME_KEYED = {
@@ -62,6 +67,18 @@ class ControlPlan:
     """Hidden test id -> the id it runs under (originals the agent could see get a new name)."""
     weak: str = ""
     """Why the controls are weaker than changed literals in unseen tests; '' when they are not."""
+    told_apart: list[str] = field(default_factory=list)
+    """FAIL_TO_PASS tests whose copies may fail otherwise than they do under the unfixed code."""
+
+    def statement_at(self, nodeid: str, line: int) -> int | None:
+        """Which top-level statement of test `nodeid`'s body (as it ran) holds `line` of its file."""
+        path, classes, name, _ = _split(nodeid)
+        try:
+            found = _find(ast.parse(self.files[path]), classes, name) if path in self.files else None
+        except SyntaxError:
+            return None
+        body = found[0].body if found else []
+        return next((i for i, stmt in enumerate(body) if stmt.lineno <= line <= stmt.end_lineno), None)
 
 
 @dataclass(eq=False)
@@ -141,7 +158,7 @@ def plan_controls(task: Task, sources: dict[str, str], rng: random.Random, count
             parsed[path] = Source(text)
         except (SyntaxError, ValueError):
             continue
-    picks = _pick(_originals(task, ids, parsed), parsed, rng, count)
+    picks = _pick(_originals(task, ids, parsed), parsed, rng, count, task.fails_at)
     files, made, moved = _write(picks, parsed, rng)
     if not made:
         return _planted(task, ids, rng)
@@ -151,25 +168,28 @@ def plan_controls(task: Task, sources: dict[str, str], rng: random.Random, count
                   for param in p.original.params if param not in p.site.params]
     renamed = {i: moved[base] + i[len(base):] for i in ids if (base := i.partition("[")[0]) in moved}
     run_ids = [renamed.get(i, i) for i in ids]
+    told = {p.original.id(param) for p, _ in made if p.site.told for param in p.site.params}
     return ControlPlan(files=files, controls=controls, ids=_order([*run_ids, *companions], controls, files, rng),
-                       renamed=renamed, weak=_weakness(task, made, controls))
+                       renamed=renamed, weak=_weakness(task, made, controls, told),
+                       told_apart=[i for i in task.FAIL_TO_PASS if i in told])
 
 
-def _weakness(task: Task, made: list[tuple[_Pick, str]], controls: list[Control]) -> str:
+def _weakness(task: Task, made: list[tuple[_Pick, str]], controls: list[Control], told: set[str]) -> str:
     """What a forger could get past these controls without guessing."""
     covered = {c.original for c in controls}
-    inverted = {p.original.id(param) for p, _ in made if not p.site.strong for param in p.site.params}
     missing = [i for i in task.FAIL_TO_PASS if i not in covered]
-    weak = [i for i in task.FAIL_TO_PASS if i in inverted]
+    weak = [i for i in task.FAIL_TO_PASS if i in told]
     why = []
     if missing:
         why.append(f"{len(missing)} of {len(task.FAIL_TO_PASS)} FAIL_TO_PASS tests have no control, e.g. {missing[0]}")
     if weak:
-        why.append(f"{len(weak)} of {len(task.FAIL_TO_PASS)} FAIL_TO_PASS tests are controlled by an inverted assertion or an unwrapped pytest.raises only")
-    told = {p.original.id("") for p, _ in made if p.original.mixed and set(p.site.params) == set(p.original.params)}
-    if told:
-        why.append(f"{len(told)} FAIL_TO_PASS test(s) with PASS_TO_PASS instances have copies those instances "
-                   f"tell apart, e.g. {min(told)}")
+        why.append(f"{len(weak)} of {len(task.FAIL_TO_PASS)} FAIL_TO_PASS tests have only copies that may fail "
+                   "otherwise than their originals under the unfixed code (an inverted check, an unwrapped "
+                   "pytest.raises, a change before the check the bug breaks)")
+    mixed = {p.original.id("") for p, _ in made if p.original.mixed and set(p.site.params) == set(p.original.params)}
+    if mixed:
+        why.append(f"{len(mixed)} FAIL_TO_PASS test(s) with PASS_TO_PASS instances have copies those instances "
+                   f"tell apart, e.g. {min(mixed)}")
     if any(not p.original.unseen for p, _ in made):
         why.append("controls copied from tests the agent could see")
     return "; ".join(why)
@@ -211,6 +231,11 @@ class _Site:
     params: list[str]
     spot: float
     """Which character of a string literal changes: the same one in every copy of it."""
+    flip: bool = False
+    """The site is checked after the statement the unfixed code fails at: a boolean may become the other one."""
+    told: bool = True
+    """A forger that runs the twins under the unfixed code may see the copy fail (or pass) where its
+    original does not: an inverted check the bug may break, or a change before the statement it breaks."""
 
     @property
     def strong(self) -> bool:
@@ -224,12 +249,13 @@ class _Pick:
     edits: list[Edit]
 
 
-def _pick(originals: list[_Original], parsed: dict[str, Source], rng: random.Random, count: int) -> list[_Pick]:
+def _pick(originals: list[_Original], parsed: dict[str, Source], rng: random.Random, count: int,
+          fails_at: dict[str, int]) -> list[_Pick]:
     """A copy of every FAIL_TO_PASS test: one without a copy would be known to be real, and free
-    to forge. Then, until there are `count` controls: copies of unseen PASS_TO_PASS tests, more
+    to forge; then more of them, up to F2P_COPIES each. Then, until there are `count` controls: copies of unseen PASS_TO_PASS tests, more
     copies of the same tests at the same site (a group of twins shows no original), tests the
     agent saw."""
-    sites = {id(o): _site(o, parsed[o.path], rng) for o in originals}
+    sites = {id(o): _site(o, parsed[o.path], rng, fails_at) for o in originals}
     usable = [o for o in rng.sample(originals, len(originals)) if sites[id(o)]]
     picks: list[_Pick] = []
 
@@ -241,8 +267,13 @@ def _pick(originals: list[_Original], parsed: dict[str, Source], rng: random.Ran
     def short() -> bool:
         return sum(len(p.site.params) for p in picks) < count
 
-    for o in [o for o in originals if o.f2p_params and sites[id(o)]][:MAX_TWINS]:
+    failing = [o for o in originals if o.f2p_params and sites[id(o)]][:MAX_TWINS]
+    for o in failing:
         add(o)
+    for _ in range(F2P_COPIES - 1):
+        for o in failing:
+            if len(picks) < MAX_COPIES:
+                add(o)
     for o in [o for o in usable if not o.f2p_params and o.unseen and sites[id(o)].strong]:
         if short():
             add(o)
@@ -256,33 +287,51 @@ def _pick(originals: list[_Original], parsed: dict[str, Source], rng: random.Ran
     return picks
 
 
-def _site(o: _Original, src: Source, rng: random.Random) -> _Site | None:
+def _site(o: _Original, src: Source, rng: random.Random, fails_at: dict[str, int]) -> _Site | None:
     """A literal in the body (every instance of the copy fails), else the parametrize row of each
-    FAIL_TO_PASS instance (or of one instance), else an assertion to invert; True, False and None
-    last, as a wrong fix may return just the other one."""
-    def choose(nodes: list[ast.expr]) -> ast.expr:
-        leaves = [mutants.leaf(n, rng) for n in nodes]
-        return rng.choice([n for n in leaves if not mutants.singleton(n)] or leaves)
+    FAIL_TO_PASS instance (or of one instance), else an assertion to invert; booleans, None and
+    empty containers last (`mutants.odd`).
+
+    A forger in the test process can run both twins under the unfixed code and compare where each
+    fails. They fail alike when the copy differs at, or after, the statement the unfixed code
+    fails at (`fails_at`, the top-level statement index that validation's empty-patch run saw);
+    where that is not known, the last statement that has a site is the best guess."""
+    seen = [fails_at[i] for p in o.f2p_params if (i := o.id(p)) in fails_at]
+    floor = max(seen) if seen else None
+
+    def choose(sites: list[tuple[int, ast.expr]]) -> tuple[ast.expr, int, bool]:
+        top = floor if floor is not None else max(i for i, _ in sites)
+        late = [(i, n) for i, n in sites if i >= top]
+        leaves = [(i, mutants.leaf(n, rng)) for i, n in late or sites]
+        i, node = rng.choice([c for c in leaves if not mutants.odd(c[1])] or leaves)
+        return node, i, not late
+
+    def at(chosen: list[tuple[ast.expr, int, bool]], params: list[str]) -> _Site:
+        return _Site([n for n, _, _ in chosen], params, rng.random(),
+                     flip=floor is not None and all(i > floor for _, i, _ in chosen), told=any(t for _, _, t in chosen))
 
     body = mutants.strong_sites(o.fn, "")
     rows = {p: sites for p in (o.f2p_params or [rng.choice(o.params)])
-            if (sites := [n for n in mutants.strong_sites(o.fn, p) if n not in body])}
-    if rows and o.mixed:  # only the changed rows fail: the other instances behave as the original's
-        return _Site([choose(sites) for sites in rows.values()], list(rows), rng.random())
+            if (sites := [s for s in mutants.strong_sites(o.fn, p) if s not in body])}
+    by_rows = at([choose(sites) for sites in rows.values()], list(rows)) if rows else None
+    if by_rows and o.mixed:  # only the changed rows fail: the other instances behave as the original's
+        return by_rows
     if body:
-        return _Site([choose(body)], o.params, rng.random())
-    if rows:
-        return _Site([choose(sites) for sites in rows.values()], list(rows), rng.random())
-    return _Site([], o.params, 0.0) if mutants.weak_edits(src, o.fn, rng) else None
+        by_body = at([choose(body)], o.params)
+        return by_rows if by_body.told and by_rows and not by_rows.told else by_body
+    if by_rows:
+        return by_rows
+    index, edits = mutants.weak_edits(src, o.fn)
+    return _Site([], o.params, 0.0, told=floor is None or index <= floor) if edits else None
 
 
 def _mutant(o: _Original, site: _Site, src: Source, rng: random.Random, done: list[list[Edit]]) -> _Pick | None:
     for _ in range(8):
         if site.strong:
-            edits = [mutants.mutate(src, node, rng, site.spot) for node in site.nodes]
+            edits = [mutants.mutate(src, node, rng, site.spot, site.flip) for node in site.nodes]
             edits = [] if None in edits else edits
         else:
-            edits = mutants.weak_edits(src, o.fn, rng)
+            edits = mutants.weak_edits(src, o.fn)[1]
         if edits and edits not in done:
             return _Pick(o, site, edits)
     return None

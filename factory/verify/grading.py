@@ -44,14 +44,20 @@ class TestRun:
     renamed: dict[str, str] = field(default_factory=dict)
     """Hidden test id -> the id it ran under."""
     weak: str = ""
+    failed_at: dict[str, int] = field(default_factory=dict)
+    """Test id as it ran -> the top-level statement of its body that raised, for the tests that failed."""
 
     @classmethod
     def from_report(cls, report: dict, plan: ControlPlan) -> TestRun:
-        return cls(records=list(report.get("records", [])), malformed=int(report.get("malformed", 0)),
+        records = list(report.get("records", []))
+        lines = {r["nodeid"]: r["line"] for r in records if isinstance(r, dict) and r.get("kind") == "test"
+                 and isinstance(r.get("nodeid"), str) and isinstance(r.get("line"), int)}
+        failed_at = {nodeid: index for nodeid, line in lines.items() if (index := plan.statement_at(nodeid, line)) is not None}
+        return cls(records=records, malformed=int(report.get("malformed", 0)),
                    late=int(report.get("late", 0)), overflow=bool(report.get("overflow")),
                    timed_out=bool(report.get("timed_out")), exit_stalled=bool(report.get("exit_stalled")),
                    log_tail=str(report.get("log_tail", "")),
-                   controls=plan.controls, renamed=plan.renamed, weak=plan.weak)
+                   controls=plan.controls, renamed=plan.renamed, weak=plan.weak, failed_at=failed_at)
 
 
 @dataclass
@@ -107,9 +113,12 @@ def grade(task: Task, run: TestRun, flags: list[str]) -> Verdict:
     checked = [c for c in run.controls if not c.original or tests.get(c.original) is TestStatus.passed]
     control_status = {c.nodeid: _status(stream.phases.get(c.nodeid, {})) for c in checked}
 
+    fails_at = {nid: run.failed_at[ran] for nid in task.FAIL_TO_PASS
+                if tests.get(nid) is TestStatus.failed and (ran := run.renamed.get(nid, nid)) in run.failed_at}
+
     def verdict(reason: Reason | None, detail: str = "", by: Check = Check.tests) -> Verdict:
         return Verdict(resolved=reason is None, reason=reason, detail=detail, tests=tests, flags=flags,
-                       controls=len(run.controls), decided_by=by)
+                       controls=len(run.controls), decided_by=by, fails_at=fails_at)
 
     if run.malformed or run.overflow:
         return verdict(Reason.tampered, f"the report pipe carried {run.malformed or 'too many'} lines that are no records",

@@ -8,16 +8,24 @@ fails with an AssertionError under any correct fix: the statement is always reac
 text edit, so the copy keeps its original's formatting, comments and decorators; `is_twin`
 checks on the parsed result that nothing else differs.
 
-When no test has such a literal, `weak_edits` inverts an assertion instead (`==` to `!=`,
-`assert x` to `assert not (x)`), or takes the body of a `pytest.raises` block out of it (a
-test that only checks that something raises has nothing else to change): sound as well,
-but a reader can guess which of two twins is the changed one, so the verdict says the
-controls are weak.
+A test that only checks that something raises has its exception class changed instead
+(`pytest.raises(ParseError)` to `pytest.raises(RecursionError)`, a builtin no library
+derives its errors from): under any correct fix the body raises the original's class, which
+the copy does not expect.
+
+Which statement changes matters to a forger that runs the tests itself (`controls.py`):
+each site comes with the index of the top-level statement it is checked in.
+
+When no test has such a site, `weak_edits` inverts an assertion instead (`==` to `!=`,
+`assert x` to `assert not (x)`), or takes the body of a `pytest.raises` block out of it:
+sound as well, but where the inverted check is the one the bug breaks, the copy passes
+under the unfixed code while its original fails, so the verdict says the controls are weak.
 """
 
 from __future__ import annotations
 
 import ast
+import builtins
 import random
 import re
 import string
@@ -39,6 +47,11 @@ CALL_FLIPS = {
 _OP_TEXT = re.compile(r"([\s()\\]*)(==|!=|not\s+in|in|is\s+not|is)([\s()\\]*)")
 _QUOTE = re.compile(r"(?i)([rbu]{0,2})('''|\"\"\"|'|\")")
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+OTHER_ERRORS = ("RecursionError", "ZeroDivisionError", "FloatingPointError", "UnboundLocalError", "EOFError",
+                "ChildProcessError", "ProcessLookupError", "IsADirectoryError", "NotADirectoryError")
+"""Builtin exceptions a copy of a raise-only test may expect instead: leaves of the builtin tree
+that libraries do not derive their own errors from, so no correct fix raises one of them where
+the original expects its class."""
 
 
 @dataclass(frozen=True)
@@ -108,6 +121,23 @@ def singleton(node: ast.AST) -> bool:
     return isinstance(node, ast.Constant) and node.value in (None, True, False) and type(node.value) in (bool, type(None))
 
 
+def empty(node: ast.AST) -> bool:
+    """`[]`, `()` or `{}`: the copy expects one `None` (or `...`) in it, which no correct fix
+    gives where the original expects nothing, and which no bug that gives something else matches."""
+    return isinstance(node, (ast.List, ast.Tuple)) and not node.elts or isinstance(node, ast.Dict) and not node.keys
+
+
+def odd(node: ast.AST) -> bool:
+    """A site whose copy stands out to a reader (`None` for a boolean, a `None` in an empty list):
+    chosen only where nothing else is."""
+    return singleton(node) or empty(node)
+
+
+THIRD_VALUES = ("None", "...")
+"""What a copy expects where its original expects a boolean or an empty container (`[None]`, ...)."""
+_FILLED = {ast.List: "[{}]", ast.Tuple: "({},)", ast.Dict: "{{{}: None}}"}
+
+
 def _self_call(stmt: ast.stmt, names: set[str] | dict[str, str]) -> ast.Call | None:
     """`self.<one of names>(...)` as a statement, positional arguments only."""
     call = stmt.value if isinstance(stmt, ast.Expr) else None
@@ -151,22 +181,42 @@ def _patterns(stmt: ast.stmt) -> Iterator[ast.expr]:
             yield pattern
 
 
-def strong_sites(fn: ast.FunctionDef | ast.AsyncFunctionDef, param: str) -> list[ast.expr]:
-    """Literals whose change fails the test under a correct fix (`param`: the id's [..] part)."""
+def strong_sites(fn: ast.FunctionDef | ast.AsyncFunctionDef, param: str) -> list[tuple[int, ast.expr]]:
+    """(index of the top-level statement, literal) whose change fails the test under a correct
+    fix (`param`: the id's [..] part): expected values, plain-text patterns, expected exception
+    classes."""
     rows = parametrize_row(fn, param)
-    sites: list[ast.expr] = []
-    for stmt in reached(fn):
-        sites.extend(_patterns(stmt))
+    sites: list[tuple[int, ast.expr]] = []
+    for index, stmt in enumerate(reached(fn)):
+        sites.extend((index, node) for node in [*_patterns(stmt), *_raised_types(stmt)])
         for side, other, kind in _comparisons(stmt):
             if _literal(other):
                 continue
-            if kind == "eq" and _literal(side) or kind == "is" and singleton(side):
-                sites.append(side)
+            if kind == "eq" and (_literal(side) or empty(side)) or kind == "is" and singleton(side):
+                sites.append((index, side))
             elif isinstance(side, ast.Name) and side.id in rows and _used_once(fn, side.id):
                 row = rows[side.id]
                 if kind == "eq" and _literal(row) or kind == "is" and singleton(row):
-                    sites.append(row)
+                    sites.append((index, row))
     return sites
+
+
+def _raised_types(stmt: ast.stmt) -> Iterator[ast.expr]:
+    """The expected class of a top-level `with pytest.raises(E):` or `self.assertRaises(E)`, where
+    E is one class by name and not the root of a tree that any error could fall under."""
+    if raises_block(stmt):
+        call = stmt.items[0].context_expr
+        if call.args and isinstance(call.args[0], (ast.Name, ast.Attribute)) and other_errors(tail(call.args[0])):
+            yield call.args[0]
+
+
+def other_errors(name: str) -> list[str]:
+    """Classes of OTHER_ERRORS that a copy may expect where its original expects `name`: for a
+    builtin, none that it falls under or that falls under it (`Exception` has none)."""
+    builtin = getattr(builtins, name, None)
+    if not (isinstance(builtin, type) and issubclass(builtin, BaseException)):
+        return list(OTHER_ERRORS)
+    return [o for o in OTHER_ERRORS if not issubclass(getattr(builtins, o), builtin) and not issubclass(builtin, getattr(builtins, o))]
 
 
 def _used_once(fn: ast.AST, name: str) -> bool:
@@ -245,23 +295,35 @@ def _auto_id(vals: list[ast.expr] | None) -> str | None:
 
 def leaf(node: ast.expr, rng: random.Random) -> ast.expr:
     """One scalar of a literal: an element of a tuple or list (not True/False/None where others exist)."""
-    while isinstance(node, (ast.Tuple, ast.List)):
+    while isinstance(node, (ast.Tuple, ast.List)) and node.elts:
         plain = [e for e in node.elts if not singleton(e)]
         node = rng.choice(plain or node.elts)
     return node
 
 
-def mutate(src: Source, node: ast.expr, rng: random.Random, spot: float | None = None) -> Edit | None:
-    """One edit that gives the scalar literal at `node` another value of the same type.
+def mutate(src: Source, node: ast.expr, rng: random.Random, spot: float | None = None, flip: bool = False) -> Edit | None:
+    """One edit that gives the scalar literal at `node` another value of the same type, or the
+    expected exception class at `node` another class.
 
     `spot` in [0, 1) picks which character of a string changes, so that several mutants of
-    one literal differ from it at the same place (else the original is their common middle)."""
+    one literal differ from it at the same place (else the original is their common middle).
+    `True` and `False` become a third value (`THIRD_VALUES`), so that a bug that gives the other
+    boolean fails the copy as it fails the original; with `flip` (the check comes after the one
+    the bug breaks) they become each other."""
+    if isinstance(node, (ast.Name, ast.Attribute)):
+        start, end = src.span(node)
+        free = [o for o in other_errors(tail(node)) if o.encode() not in src.data]  # none that the file rebinds
+        return Edit(start, end, rng.choice(free)) if free else None
+    if empty(node):
+        return Edit(*src.span(node), _FILLED[type(node)].format(rng.choice(THIRD_VALUES)))
     if isinstance(node, ast.UnaryOp):
         node = node.operand  # -5 -> -8: the sign stays
     start, end = src.span(node)
     value, old = node.value, src.text(start, end)
-    if isinstance(value, bool) or value is None:
-        new = "False" if value in (True, None) else "True"
+    if value is None:
+        new = rng.choice(("False", "True", "..."))
+    elif isinstance(value, bool):
+        new = str(not value) if flip else rng.choice(THIRD_VALUES)
     elif isinstance(value, int):
         new = str(_shift(value, rng))
     elif isinstance(value, float):
@@ -272,7 +334,7 @@ def mutate(src: Source, node: ast.expr, rng: random.Random, spot: float | None =
         changed = ast.literal_eval(new)
     except (ValueError, SyntaxError):
         return None
-    same_kind = value is None or type(changed) is type(value)
+    same_kind = value is None or isinstance(value, bool) or type(changed) is type(value)
     if not same_kind or changed == value:
         return None
     return Edit(start, end, new)
@@ -308,32 +370,34 @@ def _other(ch: str, rng: random.Random) -> str:
     return rng.choice(pool.replace(ch, ""))
 
 
-def weak_edits(src: Source, fn: ast.FunctionDef | ast.AsyncFunctionDef, rng: random.Random) -> list[Edit]:
-    """Invert one reached top-level assertion, or unwrap one `pytest.raises` block; [] when there is none."""
-    options: list[list[Edit]] = []
-    for stmt in reached(fn):
+def weak_edits(src: Source, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[int, list[Edit]]:
+    """Invert a reached top-level assertion, or unwrap a `pytest.raises` block, in the last
+    statement that has one (where a bug breaks an earlier check, the copy fails there as its
+    original does): (the statement's index, the edits), or (-1, []) when there is none."""
+    options: list[tuple[int, list[Edit]]] = []
+    for index, stmt in enumerate(reached(fn)):
         if (edits := _unwrap(src, stmt)) is not None:
-            options.append(edits)
+            options.append((index, edits))
         elif isinstance(stmt, ast.Assert):
             test = stmt.test
             if isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in OP_FLIPS:
                 start, end = src.span(test.left)[1], src.span(test.comparators[0])[0]
                 found = _OP_TEXT.fullmatch(src.text(start, end))
                 if found:
-                    options.append([Edit(start + len(found.group(1).encode()), end - len(found.group(3).encode()),
-                                         OP_FLIPS[type(test.ops[0])])])
+                    options.append((index, [Edit(start + len(found.group(1).encode()),
+                                                 end - len(found.group(3).encode()), OP_FLIPS[type(test.ops[0])])]))
                     continue
             start, end = src.span(test)
             if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-                options.append([Edit(start, src.span(test.operand)[0], "")])  # assert not x -> assert x
+                options.append((index, [Edit(start, src.span(test.operand)[0], "")]))  # assert not x -> assert x
             elif isinstance(test, (ast.Call, ast.Name, ast.Attribute, ast.Subscript)):
-                options.append([Edit(start, start, "not ")])
+                options.append((index, [Edit(start, start, "not ")]))
             else:
-                options.append([Edit(start, start, "not ("), Edit(end, end, ")")])
+                options.append((index, [Edit(start, start, "not ("), Edit(end, end, ")")]))
         elif (call := _self_call(stmt, CALL_FLIPS)) is not None:
             end = src.span(call.func)[1]
-            options.append([Edit(end - len(call.func.attr), end, CALL_FLIPS[call.func.attr])])
-    return rng.choice(options) if options else []
+            options.append((index, [Edit(end - len(call.func.attr), end, CALL_FLIPS[call.func.attr])]))
+    return options[-1] if options else (-1, [])
 
 
 def raises_block(stmt: ast.stmt) -> bool:
@@ -406,6 +470,10 @@ def is_twin(original: ast.AST, copy: ast.AST, changes: int = 1) -> bool:
 
 
 def _differences(a: object, b: object, top: bool = False) -> int | None:
+    if isinstance(b, ast.Name) and b.id in OTHER_ERRORS and isinstance(a, (ast.Name, ast.Attribute)):
+        return 0 if ast.dump(a) == ast.dump(b) else 1
+    if empty(a) and isinstance(b, type(a)) and not empty(b):
+        return 1 if ast.unparse(b) in {_FILLED[type(a)].format(v) for v in THIRD_VALUES} else None
     if type(a) is not type(b):
         return None
     if isinstance(a, list):

@@ -14,6 +14,7 @@ import re
 import pytest
 
 from factory.records import Reason, TestStatus
+from factory.verify.controls import F2P_COPIES
 from factory.verify.verifier import PRIVATE, TRUSTED, DockerVerifier
 from tests.verify.conftest import F2P
 from tests.verify.test_attacks import at_import
@@ -88,7 +89,7 @@ async def test_forgery_from_inside_the_test_process_is_not_resolved(name, make_p
     code, reasons = FORGERIES[name]
     verdict = await verifier.verify(toy_task, make_patch(at_import(code)))
     assert verdict.resolved is False and verdict.reason in reasons, verdict
-    assert verdict.controls == 3
+    assert verdict.controls == F2P_COPIES
 
 
 # pytest's reports flipped for the failing tests the agent found by name in its own sandbox
@@ -109,7 +110,7 @@ async def test_a_forger_that_knows_the_failing_test_by_name_finds_nothing_under_
     running them. A test it could see runs under a new name, and so does each copy of it."""
     verdict = await verifier.verify(seen_task, make_patch(at_import(FLIP_KNOWN_NAMES)))
     assert (verdict.resolved, verdict.reason) == (False, Reason.tests_failed), verdict
-    assert verdict.tests[F2P[0]] is TestStatus.failed and verdict.controls == 3
+    assert verdict.tests[F2P[0]] is TestStatus.failed and verdict.controls == F2P_COPIES
 
 
 # everything the test user can read, searched for what names the controls; then failures
@@ -170,7 +171,7 @@ async def test_nothing_the_test_process_can_read_tells_a_control_from_a_real_tes
     assert found[f"{TRUSTED}/runner.py"] is not None and found["/testbed/tests/test_core.py"]
     assert found[f"{TRUSTED}/args.json"] and any(p.endswith("/cmdline") and n is not None for p, n in found.items())
     # wherever a control's name shows, its original's shows too: nothing names controls alone
-    assert len(witness.controls) == 3
+    assert len(witness.controls) == F2P_COPIES
     for control in witness.controls:
         copy, original = control.nodeid.split("::")[-1], control.original.split("::")[-1]
         for path, names in found.items():
