@@ -327,6 +327,31 @@ def build(
 
 
 @app.command()
+def report(
+    run_: Annotated[str, typer.Argument(metavar="RUN", help=RUN_HELP)],
+    out: Annotated[Path | None, typer.Option(
+        help="Folder for index.html and its PNGs; default: the run folder's report/.")] = None,
+) -> None:
+    """A page of the run's plots from its warehouse: funnel, pass rates, time, kept vs dropped, exits, teachers."""
+    from factory.report import write_report
+    from factory.runs import RunStore
+
+    store = RunStore.find(run_)
+    page = write_report(_run_warehouse(store), store.run_id, out if out is not None else store.folder / "report")
+    console.print(f"report: {page}  (open it in a browser; the PNGs are next to it)", markup=False, highlight=False)
+
+
+def _run_warehouse(store) -> Path:
+    """The run folder's warehouse, else the one its pipeline's `warehouse.path` names."""
+    if store.warehouse_path.exists():
+        return store.warehouse_path
+    from factory.config import parse_pipeline
+
+    pipeline = parse_pipeline(store.pipeline_text(), store.meta()["pipeline"])
+    return pipeline.resolve(pipeline.warehouse.path) if pipeline.warehouse.path else store.warehouse_path
+
+
+@app.command()
 def push(
     run_: Annotated[str, typer.Argument(metavar="RUN", help=RUN_HELP)],
     repo_id: Annotated[str | None, typer.Option(help="ORG/NAME on the Hub; default: the pipeline's output.hub_repo_id.")] = None,
