@@ -19,6 +19,7 @@ from factory.errors import FactoryError, StorageError, UsageError
 
 if TYPE_CHECKING:  # the pipeline's config pulls in every stage; `factory --help` needs none of them
     from factory.config import Pipeline
+    from factory.runs import RunStore
 
 
 app = typer.Typer(
@@ -341,7 +342,7 @@ def report(
     console.print(f"report: {page}  (open it in a browser; the PNGs are next to it)", markup=False, highlight=False)
 
 
-def _run_warehouse(store) -> Path:
+def _run_warehouse(store: RunStore) -> Path:
     """The run folder's warehouse, else the one its pipeline's `warehouse.path` names."""
     if store.warehouse_path.exists():
         return store.warehouse_path

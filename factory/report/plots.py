@@ -13,7 +13,7 @@ from typing import Any
 
 from factory.report.model import Plot, RunData
 
-KEPT, DROPPED, BAND, GREY = "#2a9d4b", "#c4473a", "#d9f0df", "#8a8f98"
+BLUE, KEPT, DROPPED, BAND, GREY = "#4c78a8", "#2a9d4b", "#c4473a", "#d9f0df", "#8a8f98"
 DPI = 110
 
 
@@ -51,7 +51,7 @@ def funnel(data: RunData, folder: Path) -> Plot:
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(9, 0.45 * len(data.funnel) + 1.2))
     stages = list(reversed(data.funnel))
-    colours = [KEPT if s.stage == "kept" else "#4c78a8" for s in stages]
+    colours = [KEPT if s.stage == "kept" else BLUE for s in stages]
     ax.barh([s.stage for s in stages], [s.remaining for s in stages], color=colours)
     for y, s in enumerate(stages):
         why = ", ".join(reasons.get(s.stage, [])) if s.dropped else ""
@@ -79,7 +79,7 @@ def pass_rates(data: RunData, folder: Path) -> Plot:
     edges = [i / 10 for i in range(11)]
     inner = [t.pass_rate for t in graded if 0 < t.pass_rate < 1]
     if inner:
-        ax.hist(inner, bins=edges, color="#4c78a8", edgecolor="white", zorder=2, label="learnable tasks")
+        ax.hist(inner, bins=edges, color=BLUE, edgecolor="white", zorder=2, label="learnable tasks")
     for p, colour, band in ((0.0, DROPPED, "too_hard"), (1.0, GREY, "too_easy")):
         if bands[band]:
             ax.bar([p], [bands[band]], width=0.06, color=colour, zorder=3, label=f"{band.replace('_', ' ')} (p = {p:g})")
@@ -110,7 +110,7 @@ def over_time(data: RunData, folder: Path) -> Plot:
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(9, 5), sharex=True)
     xs = [0.0, *minutes]  # every line starts at zero when the run starts
     running = lambda values: [0, *(sum(values[: i + 1]) for i in range(len(values)))]  # noqa: E731
-    top.step(xs, running([1] * len(timed)), where="post", label="attempts finished", color="#4c78a8")
+    top.step(xs, running([1] * len(timed)), where="post", label="attempts finished", color=BLUE)
     top.step(xs, running([int(bool(a.kept)) for a in timed]), where="post", label="rows kept", color=KEPT)
     top.set_xlim(0, max(minutes) * 1.02 or 1.0)
     top.set_ylabel("count")
@@ -183,7 +183,7 @@ def teachers(data: RunData, folder: Path) -> Plot:
     fig, (rates, costs) = plt.subplots(1, 2, figsize=(9, 0.5 * len(data.groups) + 2.2))
     labels = [g.label + (" (scripted)" if g.scripted else "") for g in data.groups]
     ys = list(range(len(data.groups)))
-    rates.barh([y + 0.2 for y in ys], [g.pass_rate or 0 for g in data.groups], height=0.4, color="#4c78a8",
+    rates.barh([y + 0.2 for y in ys], [g.pass_rate or 0 for g in data.groups], height=0.4, color=BLUE,
                label="pass rate (resolved / graded)")
     rates.barh([y - 0.2 for y in ys], [g.kept_share for g in data.groups], height=0.4, color=KEPT,
                label="kept share (kept / attempts)")

@@ -11,10 +11,12 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
+from factory.report.plots import BLUE
+
 CHROMIUM = Path("/usr/bin/chromium")
 TITLES = ["Funnel and drop reasons", "Pass rate over tasks", "Attempts, kept rows and cost over time",
           "Turns and tokens: kept vs dropped", "Exit reasons", "Per teacher"]
-BAR_BLUE = (0x4C, 0x78, 0xA8)  # the funnel's bars: seen only if the browser loaded the PNGs
+BAR_BLUE = tuple(int(BLUE[i:i + 2], 16) for i in (1, 3, 5))  # the funnel's bars: seen only in the PNGs
 
 
 @pytest.fixture(scope="module")
