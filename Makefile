@@ -1,11 +1,11 @@
 # Every target is idempotent and works on a fresh Debian machine as root:
-# `make test` installs what it needs (venv, Docker engine, base image) by itself.
+# `make test` installs what it needs (venv, Docker engine, base image, browser) by itself.
 VENV       ?= .venv
 PYTHON     ?= python3
 BASE_IMAGE ?= factory/python:3.11
 BIN        := $(VENV)/bin
 
-.PHONY: setup docker images test lint demo bench clean
+.PHONY: setup docker images browser test lint demo bench clean
 
 setup: $(VENV)/.installed
 
@@ -20,19 +20,27 @@ docker:
 images: docker
 	@bash scripts/build-base-image.sh $(BASE_IMAGE)
 
-test: setup docker images
+# Debian's chromium, for the test that opens `factory report`'s page in a headless browser
+browser:
+	@bash scripts/ensure-chromium.sh
+
+test: setup docker images browser
 	$(BIN)/pytest -q -ra
 
 lint: setup
 	$(BIN)/ruff check factory tests bench
 
 # The whole job offline: demo task set, scripted teacher, real sandboxes and verifier, the
-# warehouse and the dataset with its card; then two questions to the warehouse.
-DEMO_RUN ?= demo-$(shell date +%Y%m%d-%H%M%S)
+# warehouse and the dataset with its card and plots; then two questions to the warehouse and
+# the report page (runs/$(DEMO_RUN)/report/index.html).
+ifndef DEMO_RUN  # expanded once: four commands name the same run
+DEMO_RUN := demo-$(shell date +%Y%m%d-%H%M%S)
+endif
 demo: setup docker images
 	$(BIN)/factory run pipelines/demo.yaml --run-id $(DEMO_RUN)
 	$(BIN)/factory query funnel --db runs/$(DEMO_RUN)/warehouse.duckdb
 	$(BIN)/factory query learnable_tasks --db runs/$(DEMO_RUN)/warehouse.duckdb
+	$(BIN)/factory report $(DEMO_RUN)
 
 bench: setup docker images
 	$(BIN)/python bench/run.py

@@ -19,6 +19,7 @@ from factory.errors import FactoryError, StorageError, UsageError
 
 if TYPE_CHECKING:  # the pipeline's config pulls in every stage; `factory --help` needs none of them
     from factory.config import Pipeline
+    from factory.runs import RunStore
 
 
 app = typer.Typer(
@@ -324,6 +325,31 @@ def build(
         finally:
             warehouse.close()
     console.print(escape(summary.format()))
+
+
+@app.command()
+def report(
+    run_: Annotated[str, typer.Argument(metavar="RUN", help=RUN_HELP)],
+    out: Annotated[Path | None, typer.Option(
+        help="Folder for index.html and its PNGs; default: the run folder's report/.")] = None,
+) -> None:
+    """A page of the run's plots from its warehouse: funnel, pass rates, time, kept vs dropped, exits, teachers."""
+    from factory.report import write_report
+    from factory.runs import RunStore
+
+    store = RunStore.find(run_)
+    page = write_report(_run_warehouse(store), store.run_id, out if out is not None else store.folder / "report")
+    console.print(f"report: {page}  (open it in a browser; the PNGs are next to it)", markup=False, highlight=False)
+
+
+def _run_warehouse(store: RunStore) -> Path:
+    """The run folder's warehouse, else the one its pipeline's `warehouse.path` names."""
+    if store.warehouse_path.exists():
+        return store.warehouse_path
+    from factory.config import parse_pipeline
+
+    pipeline = parse_pipeline(store.pipeline_text(), store.meta()["pipeline"])
+    return pipeline.resolve(pipeline.warehouse.path) if pipeline.warehouse.path else store.warehouse_path
 
 
 @app.command()

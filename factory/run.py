@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import shlex
 import sys
 from collections import Counter
@@ -16,11 +17,13 @@ from pathlib import Path
 
 from factory.config import Pipeline, parse_pipeline, teacher_label
 from factory.errors import StorageError, UsageError
+from factory.filters import ChainResult
 from factory.keeper import Keeper
 from factory.output import (
     BuildSettings,
     BuildSummary,
     CardMeta,
+    DrawPlots,
     RenderHooks,
     build_dataset,
     render_hooks,
@@ -29,6 +32,7 @@ from factory.progress import Progress
 from factory.protocols import Teacher
 from factory.records import Attempt, Task
 from factory.render import build_renderer
+from factory.report import Plot, draw_plots
 from factory.runs import RunStore, identity, new_run_id, write_atomic
 from factory.sandbox import reap_run
 from factory.sandbox.images import ensure_local_images
@@ -37,8 +41,9 @@ from factory.scheduler import RunResult, Scheduler
 from factory.tasks import load_tasks
 from factory.teachers import build_teacher
 from factory.verify import DockerVerifier
-from factory.warehouse import Warehouse
+from factory.warehouse import Warehouse, WarehouseBusy
 
+log = logging.getLogger(__name__)
 
 @dataclass
 class RunOutcome:
@@ -146,7 +151,8 @@ def build_run(
     settings: BuildSettings | None = None,
     hooks: RenderHooks | None = None,
 ) -> BuildSummary:
-    """Filters, rendering, dataset and card for a run's attempts (also `factory build`)."""
+    """Filters, rendering, dataset and card for a run's attempts (also `factory build`). With a
+    warehouse, the filter decisions go into it and the card shows the run's plots drawn from it."""
     hooks = hooks or render_hooks(build_renderer(template=pipeline.output.template))
     meta = CardMeta(
         pretty_name=pipeline.output.pretty_name or pipeline.name,
@@ -162,14 +168,29 @@ def build_run(
         settings or BuildSettings(filters=pipeline.filters),
         meta=meta, tasks={t.instance_id: t for t in tasks},
         count_tokens=hooks.count_tokens, tokenize=hooks.tokenize, render_info=hooks.info,
+        plots=None if warehouse is None else _plots_from(warehouse, store.run_id),
     )
-    if warehouse is not None:
-        warehouse.record_drops(store.run_id, [d.to_row() for d in summary.drops])
     write_atomic(store.folder / "build.json", json.dumps({
         "funnel": summary.chain.funnel(), "rows": summary.rows, "out_dir": str(summary.out_dir),
         "drops": dict(Counter(f"{d.filter}: {d.reason}" for d in summary.drops)),
     }, indent=1))
     return summary
+
+
+def _plots_from(warehouse: Warehouse, run_id: str) -> DrawPlots:
+    """Record the build's filter decisions, then draw the run's plots from the warehouse with them.
+    A warehouse that cannot be written now (a reader holds it, a full disk) leaves the card
+    without plots; the decisions wait in the writer, as everything else it buffers."""
+
+    def draw(chain: ChainResult, folder: Path) -> list[Plot]:
+        warehouse.record_drops(run_id, [d.to_row() for d in chain.drops])
+        try:
+            return draw_plots(warehouse.query, run_id, folder)
+        except (WarehouseBusy, StorageError) as exc:
+            log.warning("the dataset card has no plots: the warehouse could not be read after its write (%s)", exc)
+            return []
+
+    return draw
 
 
 def pipeline_of(store: RunStore) -> Pipeline:

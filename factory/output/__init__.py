@@ -3,9 +3,17 @@
     OUT/README.md         card: Hub metadata + how the data was made and how to load it
     OUT/messages/*.parquet    TRL conversational rows + run metadata
     OUT/tokenized/*.parquet   renderer output (input_ids, assistant_masks, labels)
+    OUT/plots/*.png           the run's plots from its warehouse (factory.report), shown by the card
 """
 
-from factory.output.build import CLI_OVERRIDES, BuildSettings, BuildSummary, Tokenize, build_dataset
+from factory.output.build import (
+    CLI_OVERRIDES,
+    BuildSettings,
+    BuildSummary,
+    DrawPlots,
+    Tokenize,
+    build_dataset,
+)
 from factory.output.card import (
     HUB_ID_PLACEHOLDER,
     SIZE_CATEGORIES,
@@ -18,19 +26,21 @@ from factory.output.hub import PushError, PushResult, push
 from factory.output.render_hooks import RenderHooks, render_hooks
 from factory.output.rows import MESSAGES_FEATURES, TOKENIZED_FEATURES, TokenizedRow
 from factory.output.validate import check_card, validate_card
-from factory.output.writer import MESSAGES, TOKENIZED, WrittenDataset, write_dataset
+from factory.output.writer import MESSAGES, PLOTS, TOKENIZED, WrittenDataset, write_dataset
 
 __all__ = [
     "CLI_OVERRIDES",
     "HUB_ID_PLACEHOLDER",
     "MESSAGES",
     "MESSAGES_FEATURES",
+    "PLOTS",
     "SIZE_CATEGORIES",
     "TOKENIZED",
     "TOKENIZED_FEATURES",
     "BuildSettings",
     "BuildSummary",
     "CardMeta",
+    "DrawPlots",
     "PushError",
     "PushResult",
     "RenderHooks",

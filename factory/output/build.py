@@ -35,8 +35,9 @@ from factory.output.hub import PushResult, push
 from factory.output.rows import TokenizedRow
 from factory.output.stats import task_stats, teacher_stats, token_stats
 from factory.output.validate import CARD, check_card
-from factory.output.writer import DEFAULT_SHARD_BYTES, WrittenDataset, write_dataset
+from factory.output.writer import DEFAULT_SHARD_BYTES, PLOTS, WrittenDataset, write_dataset
 from factory.records import Attempt, Task
+from factory.report.model import Plot
 from factory.section import Section
 
 CLI_OVERRIDES: dict[str, str] = {
@@ -51,6 +52,11 @@ CLI_OVERRIDES: dict[str, str] = {
 Tokenize = Callable[[list[Attempt]], Sequence[TokenizedRow | Drop]]
 """Renders the kept attempts: one row per attempt, or a `render_failed` Drop for a row that
 cannot be rendered exactly (`render_hooks` adapts factory.render's renderer)."""
+
+DrawPlots = Callable[[ChainResult, Path], Sequence[Plot]]
+"""Draws the run's plots into a folder once the filters decided (the chain holds every drop,
+the renderer's too), and says which it drew; the card shows them. `factory.run.build_run`
+passes one that records the decisions in the warehouse and draws from it."""
 
 
 class BuildSettings(Section):
@@ -130,12 +136,14 @@ def build_dataset(
     tokenize: Tokenize | None = None,
     render_info: RenderInfo | None = None,
     built_at: datetime | None = None,
+    plots: DrawPlots | None = None,
 ) -> BuildSummary:
     """Filter every attempt of a run, write the dataset and its card to `out_dir`, check the card.
 
     Pass the run's attempts (all of them: the card's pass rates and funnel count failures too),
     the pipeline file's text, and, once the renderer exists, `count_tokens` (exact counts for the
-    length filter), `tokenize` and `render_info` (for the `tokenized` config and the card)."""
+    length filter), `tokenize` and `render_info` (for the `tokenized` config and the card), and
+    `plots` to draw the run's plots into `out_dir/plots/` for the card to show."""
     settings = settings or BuildSettings()
     if tokenize is not None and render_info is None:
         raise UsageError("a tokenized build needs render_info (chat template and tokenizer with their hashes)")
@@ -154,6 +162,7 @@ def build_dataset(
         flags=chain.flags,
         max_shard_bytes=settings.max_shard_bytes,
     )
+    drawn = list(plots(chain, out_dir / PLOTS)) if plots else []
     inputs = CardInputs(
         meta=meta,
         pipeline_yaml=pipeline_yaml_text,
@@ -167,6 +176,7 @@ def build_dataset(
         factory_version=__version__,
         built_at=(built_at or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC"),
         build_command=settings.build_command,
+        plots=drawn,
     )
     card = out_dir / CARD
     card.write_text(build_card(inputs), encoding="utf-8")
@@ -174,4 +184,5 @@ def build_dataset(
     return BuildSummary(out_dir, card, chain, written)
 
 
-__all__ = ["CLI_OVERRIDES", "BuildSettings", "BuildSummary", "PushResult", "Tokenize", "build_dataset", "push"]
+__all__ = ["CLI_OVERRIDES", "BuildSettings", "BuildSummary", "DrawPlots", "PushResult", "Tokenize", "build_dataset",
+           "push"]

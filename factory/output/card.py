@@ -18,7 +18,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from factory.filters import ChainResult, FiltersConfig, SecretScanner, drop_meanings
 from factory.output.stats import TaskStats, TeacherStats, TokenStats
-from factory.output.writer import MESSAGES, TOKENIZED, WrittenDataset, data_files_pattern
+from factory.output.writer import MESSAGES, PLOTS, TOKENIZED, WrittenDataset, data_files_pattern
+from factory.report.model import Plot
 
 SIZE_CATEGORIES: tuple[tuple[float, str], ...] = (
     (1e3, "n<1K"),
@@ -93,6 +94,8 @@ class CardInputs:
     factory_version: str
     built_at: str
     build_command: str | None = None
+    plots: Sequence[Plot] = ()
+    """The run's plots, drawn into the dataset's plots/ folder (`factory.report`)."""
 
 
 def _fence(text: str, lang: str = "") -> str:
@@ -309,6 +312,15 @@ def _funnel(inputs: CardInputs) -> str:
     )
 
 
+def _plots(inputs: CardInputs) -> str:
+    parts = ["## The run at a glance\n\nDrawn from the run's warehouse, every attempt counted (kept or not); "
+             f"`factory report {inputs.meta.run_id or 'RUN'}` makes the same plots as a page.\n"]
+    for plot in inputs.plots:
+        shown = f"![{plot.title}]({PLOTS}/{plot.image})" if plot.image else f"_{plot.note}_"
+        parts.append(f"### {plot.title}\n\n{plot.caption}\n\n{shown}\n")
+    return "\n".join(parts)
+
+
 def _cap_note(inputs: CardInputs) -> str:
     """The cap acts mostly before the funnel: the run stops sampling a task once these filters keep
     `per_task` runs of it, so attempts it would drop are never made."""
@@ -406,6 +418,7 @@ def build_card(inputs: CardInputs) -> str:
         _columns(inputs),
         _provenance(inputs),
         _funnel(inputs),
+        *([_plots(inputs)] if inputs.plots else []),
         _tokens(inputs),
         _loss_mask(inputs),
         _template(inputs),

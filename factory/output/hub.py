@@ -20,7 +20,7 @@ from factory import __version__
 from factory.errors import FactoryError, UsageError
 from factory.output.card import HUB_ID_PLACEHOLDER
 from factory.output.validate import CARD, check_card
-from factory.output.writer import CONFIGS
+from factory.output.writer import CONFIGS, PLOTS
 
 REPO_TYPE = "dataset"
 _REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$")
@@ -44,11 +44,13 @@ class PushResult:
 
 
 def local_files(out_dir: Path) -> dict[str, Path]:
-    """path in repo -> local file: the card and every config's Parquet shards."""
+    """path in repo -> local file: the card, every config's Parquet shards and the card's plots."""
     files = {CARD: out_dir / CARD}
     for config in CONFIGS:
         for path in sorted((out_dir / config).glob("*.parquet")):
             files[f"{config}/{path.name}"] = path
+    for path in sorted((out_dir / PLOTS).glob("*.png")):
+        files[f"{PLOTS}/{path.name}"] = path
     return files
 
 
@@ -93,7 +95,7 @@ def push(
         if branch != "main":
             api.create_branch(repo_id, repo_type=REPO_TYPE, branch=branch, exist_ok=True)
         remote = api.list_repo_files(repo_id, repo_type=REPO_TYPE, revision=branch)
-        stale = sorted(p for p in remote if p.split("/", 1)[0] in CONFIGS and p not in files)
+        stale = sorted(p for p in remote if p.split("/", 1)[0] in (*CONFIGS, PLOTS) and p not in files)
         operations: list[CommitOperationAdd | CommitOperationDelete] = [
             CommitOperationAdd(path_in_repo=CARD, path_or_fileobj=card.encode("utf-8"))
         ]

@@ -1,8 +1,10 @@
 """Offline checks of a built dataset folder: the card's YAML parses, its size bucket is an
-official one that fits the row count, and every config points at Parquet files that exist."""
+official one that fits the row count, every config points at Parquet files that exist, and
+every image the card shows from the folder is there."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +17,7 @@ from factory.output.card import SIZE_CATEGORIES, size_category
 CARD = "README.md"
 _REQUIRED_TEXT = ("pretty_name", "license")
 _REQUIRED_LISTS = ("tags", "source_datasets", "size_categories", "configs")
+_IMAGE = re.compile(r"!\[[^\]]*\]\(([^)\s]+)\)")
 
 
 def read_metadata(card: str) -> dict[str, Any]:
@@ -73,11 +76,13 @@ def validate_card(out_dir: Path | str) -> list[str]:
     card_path = out_dir / CARD
     if not card_path.is_file():
         return [f"{card_path}: missing"]
+    text = card_path.read_text(encoding="utf-8")
     try:
-        meta = read_metadata(card_path.read_text(encoding="utf-8"))
+        meta = read_metadata(text)
     except ValueError as exc:
         return [f"{card_path}: {exc}"]
-    problems: list[str] = []
+    problems: list[str] = [f"shows image {link}, which is not in {out_dir}" for link in _IMAGE.findall(text)
+                           if "://" not in link and not (out_dir / link).is_file()]
     for key in _REQUIRED_TEXT:
         if not isinstance(meta.get(key), str) or not meta[key].strip():
             problems.append(f"{key}: must be a non-empty string")

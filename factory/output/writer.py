@@ -3,9 +3,10 @@
     OUT/README.md                                 the dataset card
     OUT/messages/train-00000-of-00001.parquet     TRL conversational rows + metadata
     OUT/tokenized/train-00000-of-00001.parquet    renderer output (when rendered)
+    OUT/plots/*.png                               the run's plots (factory report's), shown by the card
 
-Shards are about `max_shard_bytes` of Arrow data each. Rewriting replaces both folders, so a
-rebuild with fewer rows leaves no stale shard behind.
+Shards are about `max_shard_bytes` of Arrow data each. Rewriting replaces these folders, so a
+rebuild with fewer rows leaves no stale shard behind, nor plots the new card does not show.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from factory.records import Attempt, Task
 MESSAGES = "messages"
 TOKENIZED = "tokenized"
 CONFIGS = (MESSAGES, TOKENIZED)
+PLOTS = "plots"
 SPLIT = "train"
 DEFAULT_SHARD_BYTES = 256 * 1024 * 1024
 
@@ -124,7 +126,7 @@ def write_dataset(
             )
         )
     out_dir.mkdir(parents=True, exist_ok=True)
-    for name in CONFIGS:
+    for name in (*CONFIGS, PLOTS):
         shutil.rmtree(out_dir / name, ignore_errors=True)
     quiet = not ds_logging.is_progress_bar_enabled()
     ds_logging.disable_progress_bar()

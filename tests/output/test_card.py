@@ -159,3 +159,31 @@ def test_configs_must_agree_on_rows(tmp_path):
     shard = out / "tokenized" / "train-00000-of-00001.parquet"
     pq.write_table(pq.read_table(shard).slice(0, 1), shard)
     assert any("configs hold different row counts: {'messages': 4, 'tokenized': 1}" in p for p in validate_card(out))
+
+
+def test_the_card_shows_the_run_s_plots_and_they_are_in_the_folder(tmp_path):
+    """A run's build (`build_run`, with its warehouse) draws the plots into dataset/plots/ and the
+    card links each one; push sends them with the card; a missing one makes the card unfit."""
+    from factory.output.hub import local_files
+    from tests.report.sample import finished_run
+
+    dataset = finished_run(tmp_path).dataset_dir
+    card = (dataset / "README.md").read_text()
+    links = re.findall(r"!\[([^\]]*)\]\((plots/\w+\.png)\)", card)
+    assert [title for title, _ in links] == [
+        "Funnel and drop reasons", "Pass rate over tasks", "Attempts, kept rows and cost over time",
+        "Turns and tokens: kept vs dropped", "Exit reasons", "Per teacher"]
+    assert "## The run at a glance" in card and "resolved / graded attempts" in card
+    for _, link in links:
+        assert (dataset / link).read_bytes().startswith(b"\x89PNG"), link
+    assert validate_card(dataset) == []
+    assert {link for _, link in links} <= set(local_files(dataset))
+    (dataset / links[0][1]).unlink()
+    assert any(f"shows image {links[0][1]}, which is not in" in p for p in validate_card(dataset))
+
+
+def test_a_build_without_a_warehouse_has_no_plots_section(tmp_path):
+    build(tmp_path)
+    card = (tmp_path / "out" / "README.md").read_text()
+    assert "## The run at a glance" not in card and "![" not in card
+    assert not (tmp_path / "out" / "plots").exists()

@@ -42,8 +42,9 @@ def test_a_stage_brings_its_own_config_not_the_pipeline(module):
 
 
 def test_the_command_line_starts_without_the_stages_it_does_not_run():
-    """`factory --help` and `factory query` load no pipeline config, teacher, filter or pyarrow."""
+    """`factory --help` and `factory query` load no pipeline config, teacher, filter, pyarrow or plotting."""
     probe = "import json, sys, factory.cli; print(json.dumps(sorted(sys.modules)))"
     loaded = set(json.loads(subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                                            check=True).stdout))
-    assert not loaded & {"factory.config", "factory.teachers", "factory.filters", "factory.agent", "pyarrow"}, loaded
+    assert not loaded & {"factory.config", "factory.teachers", "factory.filters", "factory.agent", "pyarrow",
+                         "matplotlib", "factory.report"}, loaded

@@ -1,0 +1,104 @@
+"""What the report holds: one run's numbers as read from its warehouse, and the plots drawn
+from them. Plain records with no plotting library behind them, so the dataset card can name
+its plots without loading matplotlib."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+
+@dataclass(frozen=True)
+class Plot:
+    """One section of the report: a title, a caption that says what each rate is out of, and
+    the PNG drawn for it (a file name next to the page), or `note` when there was nothing to draw."""
+
+    name: str
+    title: str
+    caption: str
+    image: str | None = None
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Stage:
+    stage: str
+    remaining: int
+    dropped: int | None
+
+
+@dataclass(frozen=True)
+class DropCount:
+    filter: str
+    reason: str
+    attempts: int
+
+
+@dataclass(frozen=True)
+class TaskRate:
+    instance_id: str
+    graded: int
+    passed: int
+    pass_rate: float | None
+    band: str
+
+
+@dataclass(frozen=True)
+class AttemptPoint:
+    """One attempt as the time, kept-vs-dropped and exit plots need it."""
+
+    started_at: datetime | None
+    finished_at: datetime | None
+    kept: bool | None
+    cost_usd: float | None
+    n_turns: int
+    total_tokens: int
+    exit: str
+    outcome: str
+
+
+@dataclass(frozen=True)
+class GroupRow:
+    """One teacher (or teacher and harness) of the run."""
+
+    label: str
+    scripted: bool
+    attempts: int
+    graded: int
+    passed: int
+    kept: int
+    cost_usd: float | None
+    unpriced: int
+
+    @property
+    def pass_rate(self) -> float | None:
+        return self.passed / self.graded if self.graded else None
+
+    @property
+    def kept_share(self) -> float:
+        return self.kept / self.attempts if self.attempts else 0.0
+
+    @property
+    def cost_per_kept(self) -> float | None:
+        """NULL while any attempt is unpriced, as in the `cost_per_kept` query."""
+        return self.cost_usd / self.kept if self.kept and not self.unpriced and self.cost_usd is not None else None
+
+
+@dataclass
+class RunData:
+    run_id: str
+    funnel: list[Stage] = field(default_factory=list)
+    drops: list[DropCount] = field(default_factory=list)
+    tasks: list[TaskRate] = field(default_factory=list)
+    attempts: list[AttemptPoint] = field(default_factory=list)
+    groups: list[GroupRow] = field(default_factory=list)
+    group_by: str = "teacher"
+    """`teacher`, or `teacher / harness` when the warehouse records a harness."""
+
+    @property
+    def scripted(self) -> bool:
+        return any(g.scripted for g in self.groups)
+
+    @property
+    def decided(self) -> list[AttemptPoint]:
+        return [a for a in self.attempts if a.kept is not None]

@@ -1,0 +1,218 @@
+"""The report's plots, one PNG per section, drawn with matplotlib's Agg backend (no display).
+
+matplotlib loads on the first `draw`, never with the command line. Each section says what it
+shows and what each rate is out of; a section with nothing to show has a note instead of a PNG.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from factory.report.model import Plot, RunData
+
+BLUE, KEPT, DROPPED, BAND, GREY = "#4c78a8", "#2a9d4b", "#c4473a", "#d9f0df", "#8a8f98"
+DPI = 110
+
+
+def _pyplot() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _pct(n: int, total: int) -> str:
+    return f"{100 * n / total:.0f}%" if total else "-"
+
+
+def _save(fig: Any, folder: Path, name: str) -> str:
+    file = f"{name}.png"
+    fig.tight_layout()
+    fig.savefig(folder / file, dpi=DPI)
+    _pyplot().close(fig)
+    return file
+
+
+def funnel(data: RunData, folder: Path) -> Plot:
+    total = data.funnel[0].remaining if data.funnel else 0
+    title = "Funnel and drop reasons"
+    caption = (f"Attempts left after each stage; every % is of all {total} attempts. Filter stages count the "
+               "attempts with a recorded filter decision; each bar names its drops by reason.")
+    if not total:
+        return Plot("funnel", title, caption, note="No attempts recorded for this run yet.")
+    reasons: dict[str, list[str]] = {}
+    for d in data.drops:
+        reasons.setdefault(d.filter, []).append(f"{d.reason} {d.attempts}")
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(9, 0.45 * len(data.funnel) + 1.2))
+    stages = list(reversed(data.funnel))
+    colours = [KEPT if s.stage == "kept" else BLUE for s in stages]
+    ax.barh([s.stage for s in stages], [s.remaining for s in stages], color=colours)
+    for y, s in enumerate(stages):
+        why = ", ".join(reasons.get(s.stage, [])) if s.dropped else ""
+        label = f" {s.remaining} ({_pct(s.remaining, total)})" + (f"   -{s.dropped}: {why}" if why else
+                                                                   f"   -{s.dropped}" if s.dropped else "")
+        ax.text(s.remaining, y, label, va="center", fontsize=8)
+    ax.set_xlim(0, total * 1.9)
+    ax.set_xlabel("attempts")
+    return Plot("funnel", title, caption, _save(fig, folder, "funnel"))
+
+
+def pass_rates(data: RunData, folder: Path) -> Plot:
+    graded = [t for t in data.tasks if t.pass_rate is not None]
+    bands = Counter(t.band for t in data.tasks)
+    title = "Pass rate over tasks"
+    caption = (f"Tasks by pass rate p = resolved / graded attempts of the task (infrastructure errors are not graded): "
+               f"{bands['learnable']} of {len(graded)} graded tasks are learnable (0 < p < 1, shaded), "
+               f"{bands['too_hard']} too hard (p = 0), {bands['too_easy']} too easy (p = 1)"
+               + (f"; {len(data.tasks) - len(graded)} not graded yet." if len(graded) < len(data.tasks) else "."))
+    if not graded:
+        return Plot("pass_rates", title, caption, note="No graded attempts yet: no task has a pass rate.")
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(9, 3.6))
+    ax.axvspan(0.0, 1.0, color=BAND, zorder=0, label="learnable band 0 < p < 1")
+    edges = [i / 10 for i in range(11)]
+    inner = [t.pass_rate for t in graded if 0 < t.pass_rate < 1]
+    if inner:
+        ax.hist(inner, bins=edges, color=BLUE, edgecolor="white", zorder=2, label="learnable tasks")
+    for p, colour, band in ((0.0, DROPPED, "too_hard"), (1.0, GREY, "too_easy")):
+        if bands[band]:
+            ax.bar([p], [bands[band]], width=0.06, color=colour, zorder=3, label=f"{band.replace('_', ' ')} (p = {p:g})")
+    ax.set_xlim(-0.08, 1.08)
+    ax.set_xlabel("pass rate p (resolved / graded attempts)")
+    ax.set_ylabel("tasks")
+    ax.yaxis.get_major_locator().set_params(integer=True)
+    ax.set_ylim(0, ax.get_ylim()[1] * 1.4)  # room for the legend above the bars
+    ax.legend(fontsize=8, loc="upper center", ncols=2)
+    return Plot("pass_rates", title, caption, _save(fig, folder, "pass_rates"))
+
+
+def over_time(data: RunData, folder: Path) -> Plot:
+    timed = [a for a in data.attempts if a.finished_at is not None]
+    priced = [a for a in timed if a.cost_usd is not None]
+    cost = sum(a.cost_usd for a in priced)
+    unpriced = len(timed) - len(priced)
+    title = "Attempts, kept rows and cost over time"
+    caption = (f"Running totals by minutes since the run's first attempt started: attempts finished ({len(timed)}), "
+               f"rows kept ({sum(bool(a.kept) for a in timed)} of {len(data.decided)} attempts with a filter "
+               f"decision), and cost in USD of the {len(priced)} priced attempts (${cost:.2f})"
+               + (f"; {unpriced} unpriced attempt(s) not in it." if unpriced else "."))
+    if not timed:
+        return Plot("over_time", title, caption, note="No finished attempts recorded for this run yet.")
+    start = min(a.started_at or a.finished_at for a in timed)
+    minutes = [(a.finished_at - start).total_seconds() / 60 for a in timed]
+    plt = _pyplot()
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(9, 5), sharex=True)
+    xs = [0.0, *minutes]  # every line starts at zero when the run starts
+    running = lambda values: [0, *(sum(values[: i + 1]) for i in range(len(values)))]  # noqa: E731
+    top.step(xs, running([1] * len(timed)), where="post", label="attempts finished", color=BLUE)
+    top.step(xs, running([int(bool(a.kept)) for a in timed]), where="post", label="rows kept", color=KEPT)
+    top.set_xlim(0, max(minutes) * 1.02 or 1.0)
+    top.set_ylabel("count")
+    top.legend(fontsize=8, loc="upper left")
+    if cost > 0:
+        bottom.step(xs, running([a.cost_usd or 0.0 for a in timed]), where="post", color=DROPPED)
+        bottom.set_ylabel("cost (USD)")
+    else:
+        why = (("every priced attempt cost $0" + (" (the scripted teacher is free)" if data.scripted else ""))
+               if priced else "no attempt has a known price")
+        bottom.text(0.5, 0.5, f"no cost recorded: {why}", ha="center", va="center", transform=bottom.transAxes)
+        bottom.set_yticks([])
+        caption += f" No cost recorded: {why}."
+    bottom.set_xlabel("minutes since the first attempt started")
+    return Plot("over_time", title, caption, _save(fig, folder, "over_time"))
+
+
+def kept_vs_dropped(data: RunData, folder: Path) -> Plot:
+    kept = [a for a in data.decided if a.kept]
+    dropped = [a for a in data.decided if not a.kept]
+    title = "Turns and tokens: kept vs dropped"
+    caption = (f"Per attempt, of the {len(data.decided)} attempts with a filter decision: {len(kept)} kept, "
+               f"{len(dropped)} dropped (by any filter, failures included). Tokens are input + output over all turns.")
+    if not data.decided:
+        return Plot("kept_vs_dropped", title, caption, note="No filter decisions recorded for this run yet.")
+    plt = _pyplot()
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.6))
+    groups = [(f"kept ({len(kept)})", kept, KEPT), (f"dropped ({len(dropped)})", dropped, DROPPED)]
+    shown = [g for g in groups if g[1]]
+    for ax, (what, value) in zip(axes, (("turns", lambda a: a.n_turns), ("tokens", lambda a: a.total_tokens)),
+                                 strict=True):
+        box = ax.boxplot([[value(a) for a in g[1]] for g in shown], patch_artist=True, widths=0.5)
+        ax.set_xticks(range(1, len(shown) + 1), [g[0] for g in shown])
+        for patch, g in zip(box["boxes"], shown, strict=True):
+            patch.set_facecolor(g[2])
+            patch.set_alpha(0.6)
+        ax.set_title(f"{what} per attempt", fontsize=10)
+    return Plot("kept_vs_dropped", title, caption, _save(fig, folder, "kept_vs_dropped"))
+
+
+def exit_reasons(data: RunData, folder: Path) -> Plot:
+    counts = Counter((a.exit, a.outcome) for a in data.attempts)
+    total = len(data.attempts)
+    title = "Exit reasons"
+    caption = (f"How the {total} attempts ended: the agent loop's exit, then the outcome after it (resolved, "
+               "unresolved:<verdict reason>, unverified:<exit>, error:<infrastructure>); every % is of all attempts.")
+    if not total:
+        return Plot("exit_reasons", title, caption, note="No attempts recorded for this run yet.")
+    rows = sorted(counts.items(), key=lambda kv: kv[1])
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(9, 0.4 * len(rows) + 1.2))
+    colour = lambda outcome: KEPT if outcome == "resolved" else GREY if outcome.startswith("error:") else DROPPED  # noqa: E731
+    ax.barh([f"{e} -> {o}" for (e, o), _ in rows], [n for _, n in rows], color=[colour(o) for (_, o), _ in rows])
+    for y, (_, n) in enumerate(rows):
+        ax.text(n, y, f" {n} ({_pct(n, total)})", va="center", fontsize=8)
+    ax.set_xlim(0, max(counts.values()) * 1.25)
+    ax.set_xlabel("attempts")
+    return Plot("exit_reasons", title, caption, _save(fig, folder, "exit_reasons"))
+
+
+def teachers(data: RunData, folder: Path) -> Plot:
+    by = data.group_by
+    title = f"Per {by}"
+    caption = (f"Per {by}: pass rate = resolved / graded attempts; kept share = kept rows / all attempts; "
+               "cost per kept row = USD of its attempts / kept rows (none while any attempt is unpriced)."
+               + ("" if "harness" in by else " The warehouse records no harness, so teachers alone are compared."))
+    if not data.groups:
+        return Plot("teachers", title, caption, note="No attempts recorded for this run yet.")
+    plt = _pyplot()
+    fig, (rates, costs) = plt.subplots(1, 2, figsize=(9, 0.5 * len(data.groups) + 2.2))
+    labels = [g.label + (" (scripted)" if g.scripted else "") for g in data.groups]
+    ys = list(range(len(data.groups)))
+    rates.barh([y + 0.2 for y in ys], [g.pass_rate or 0 for g in data.groups], height=0.4, color=BLUE,
+               label="pass rate (resolved / graded)")
+    rates.barh([y - 0.2 for y in ys], [g.kept_share for g in data.groups], height=0.4, color=KEPT,
+               label="kept share (kept / attempts)")
+    rates.set_yticks(ys, labels)
+    rates.set_xlim(0, 1.15)
+    rates.legend(fontsize=7, loc="lower right")
+    per_kept = [g.cost_per_kept for g in data.groups]
+    costs.barh(ys, [c or 0 for c in per_kept], color=DROPPED)
+    for y, g, c in zip(ys, data.groups, per_kept, strict=True):
+        text = (f" ${c:.4f}" if c is not None else " unpriced" if g.unpriced else " no kept row")
+        costs.text(c or 0, y, text + f"  ({g.kept}/{g.attempts} kept)", va="center", fontsize=8)
+    costs.set_yticks(ys, [""] * len(ys))
+    costs.set_xlim(0, max([c for c in per_kept if c] or [1]) * 1.8)
+    costs.set_xlabel("cost per kept row (USD)")
+    return Plot("teachers", title, caption, _save(fig, folder, "teachers"))
+
+
+SECTIONS: tuple[Callable[[RunData, Path], Plot], ...] = (
+    funnel, pass_rates, over_time, kept_vs_dropped, exit_reasons, teachers,
+)
+"""The report's sections in page order."""
+
+
+def draw(data: RunData, folder: Path) -> list[Plot]:
+    """Every section's PNG into `folder` (made if missing); a PNG left by an earlier draw of a
+    section that now has nothing to show is removed, so the folder holds this run's plots only."""
+    folder.mkdir(parents=True, exist_ok=True)
+    plots = [section(data, folder) for section in SECTIONS]
+    for plot in plots:
+        if plot.image is None:
+            (folder / f"{plot.name}.png").unlink(missing_ok=True)
+    return plots
