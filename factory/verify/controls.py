@@ -31,9 +31,10 @@ from factory.verify.twins import Copy, defs, write_copies
 
 CONTROLS = 3
 """Controls at least."""
-F2P_COPIES = 5
+F2P_COPIES = 3
 """Copies of each FAIL_TO_PASS test (as far as it has that many distinct ones): a forger that must
-guess which of a group of twins is real passes each test with odds 1/6, k tests with 6^-k."""
+guess which of a group of twins is real passes each test with odds 1/4, k tests with 4^-k. More
+copies of one literal show its original as their centre (every copy is 2 to 9 away from it)."""
 MAX_COPIES = 40
 """FAIL_TO_PASS copies beyond the first of each test stop here."""
 MAX_TWINS = 30
@@ -68,7 +69,7 @@ class ControlPlan:
     weak: str = ""
     """Why the controls are weaker than changed literals in unseen tests; '' when they are not."""
     told_apart: list[str] = field(default_factory=list)
-    """FAIL_TO_PASS tests whose copies may fail otherwise than they do under the unfixed code."""
+    """FAIL_TO_PASS tests whose copies a forger may tell apart (`_Site.told`)."""
 
     def statement_at(self, nodeid: str, line: int) -> int | None:
         """Which top-level statement of test `nodeid`'s body (as it ran) holds `line` of its file."""
@@ -183,9 +184,10 @@ def _weakness(task: Task, made: list[tuple[_Pick, str]], controls: list[Control]
     if missing:
         why.append(f"{len(missing)} of {len(task.FAIL_TO_PASS)} FAIL_TO_PASS tests have no control, e.g. {missing[0]}")
     if weak:
-        why.append(f"{len(weak)} of {len(task.FAIL_TO_PASS)} FAIL_TO_PASS tests have only copies that may fail "
-                   "otherwise than their originals under the unfixed code (an inverted check, an unwrapped "
-                   "pytest.raises, a change before the check the bug breaks)")
+        why.append(f"{len(weak)} of {len(task.FAIL_TO_PASS)} FAIL_TO_PASS tests have only copies that a forger "
+                   "may tell apart by running them under the unfixed code (an inverted check, an unwrapped "
+                   "pytest.raises, a change before the check the bug breaks) or by reading them (None or ... "
+                   "for a boolean or an empty container, a builtin error class no library raises)")
     mixed = {p.original.id("") for p, _ in made if p.original.mixed and set(p.site.params) == set(p.original.params)}
     if mixed:
         why.append(f"{len(mixed)} FAIL_TO_PASS test(s) with PASS_TO_PASS instances have copies those instances "
@@ -234,8 +236,9 @@ class _Site:
     flip: bool = False
     """The site is checked after the statement the unfixed code fails at: a boolean may become the other one."""
     told: bool = True
-    """A forger that runs the twins under the unfixed code may see the copy fail (or pass) where its
-    original does not: an inverted check the bug may break, or a change before the statement it breaks."""
+    """A forger may tell the copies from their original: running them under the unfixed code (an
+    inverted check the bug may break, a change before the statement it breaks), or reading them (a
+    third value for a boolean or an empty container, an expected error class no library raises)."""
 
     @property
     def strong(self) -> bool:
@@ -304,7 +307,7 @@ def _site(o: _Original, src: Source, rng: random.Random, fails_at: dict[str, int
         late = [(i, n) for i, n in sites if i >= top]
         leaves = [(i, mutants.leaf(n, rng)) for i, n in late or sites]
         i, node = rng.choice([c for c in leaves if not mutants.odd(c[1])] or leaves)
-        return node, i, not late
+        return node, i, not late or mutants.odd(node) or isinstance(node, (ast.Name, ast.Attribute))
 
     def at(chosen: list[tuple[ast.expr, int, bool]], params: list[str]) -> _Site:
         return _Site([n for n, _, _ in chosen], params, rng.random(),

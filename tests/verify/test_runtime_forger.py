@@ -92,7 +92,7 @@ def test_copies_fail_under_the_unfixed_code_as_their_originals_do(task: Task, tm
 
 
 def test_the_demo_task_set_leaves_few_failing_tests_to_a_forger_that_runs_them():
-    """Told-apart FAIL_TO_PASS tests are the exception: named, and counted here."""
+    """Told-apart FAIL_TO_PASS tests are named in the plan and the flag, and counted here."""
     told, total = 0, 0
     for task in TASKS:
         sources = {p: (DEMO / "repos" / task.repo.split("/")[1] / p).read_text() for p in hidden_files(task, [])}
@@ -100,8 +100,9 @@ def test_the_demo_task_set_leaves_few_failing_tests_to_a_forger_that_runs_them()
         told += len(plan.told_apart)
         total += len(task.FAIL_TO_PASS)
         assert all(i in task.FAIL_TO_PASS for i in plan.told_apart)
-        assert bool(plan.told_apart) == ("otherwise than their originals" in plan.weak)
-    assert total == 30 and told <= 4, told  # unvalidated: every inverted check counts as told apart
+        assert bool(plan.told_apart) == ("may tell apart" in plan.weak)
+    # unvalidated, and counting copies a reader spots (None for a boolean, a builtin error class): 13 of 30
+    assert total == 30 and told <= 13, told
 
 
 def test_a_statement_is_found_by_its_line_in_the_file_as_it_ran():
