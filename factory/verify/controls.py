@@ -231,10 +231,8 @@ class _Site:
     nodes: list[ast.expr]
     """Literals to change (one, or one parametrize row per FAIL_TO_PASS instance); [] to invert an assertion."""
     params: list[str]
-    spot: float
-    """Which character of a string literal changes: the same one in every copy of it."""
-    flip: bool = False
-    """The site is checked after the statement the unfixed code fails at: a boolean may become the other one."""
+    group: mutants.Group
+    """How its copies differ from it and from each other."""
     told: bool = True
     """A forger may tell the copies from their original: running them under the unfixed code (an
     inverted check the bug may break, a change before the statement it breaks), or reading them (a
@@ -292,8 +290,8 @@ def _pick(originals: list[_Original], parsed: dict[str, Source], rng: random.Ran
 
 def _site(o: _Original, src: Source, rng: random.Random, fails_at: dict[str, int]) -> _Site | None:
     """A literal in the body (every instance of the copy fails), else the parametrize row of each
-    FAIL_TO_PASS instance (or of one instance), else an assertion to invert; booleans, None and
-    empty containers last (`mutants.odd`).
+    FAIL_TO_PASS instance (or of one instance), else an assertion to invert; numbers first, then
+    strings, and values a reader spots (None for a boolean, an error class) last.
 
     A forger in the test process can run both twins under the unfixed code and compare where each
     fails. They fail alike when the copy differs at, or after, the statement the unfixed code
@@ -301,17 +299,22 @@ def _site(o: _Original, src: Source, rng: random.Random, fails_at: dict[str, int
     where that is not known, the last statement that has a site is the best guess."""
     seen = [fails_at[i] for p in o.f2p_params if (i := o.id(p)) in fails_at]
     floor = max(seen) if seen else None
+    test = mutants.test_span(src, o.fn)
+    copies = max(F2P_COPIES, CONTROLS)
 
     def choose(sites: list[tuple[int, ast.expr]]) -> tuple[ast.expr, int, bool]:
+        """A site at or after the failing statement, leaving a reader the least to go on (`mutants.trace`)."""
         top = floor if floor is not None else max(i for i, _ in sites)
         late = [(i, n) for i, n in sites if i >= top]
-        leaves = [(i, mutants.leaf(n, rng)) for i, n in late or sites]
-        i, node = rng.choice([c for c in leaves if not mutants.odd(c[1])] or leaves)
-        return node, i, not late or mutants.odd(node) or isinstance(node, (ast.Name, ast.Attribute))
+        leaves = [(i, mutants.leaf(n, rng), rng.random()) for i, n in late or sites]
+        traces = {id(n): mutants.trace(src, n, test, copies) for _, n, _ in leaves}
+        i, node, _ = min(leaves, key=lambda c: (traces[id(c[1])], c[2]))
+        return node, i, not late or traces[id(node)] == 2
 
     def at(chosen: list[tuple[ast.expr, int, bool]], params: list[str]) -> _Site:
-        return _Site([n for n, _, _ in chosen], params, rng.random(),
-                     flip=floor is not None and all(i > floor for _, i, _ in chosen), told=any(t for _, _, t in chosen))
+        flip = floor is not None and all(i > floor for _, i, _ in chosen)
+        group = mutants.Group(copies=copies, spot=rng.random(), flip=flip, test=test)
+        return _Site([n for n, _, _ in chosen], params, group, told=any(t for _, _, t in chosen))
 
     body = mutants.strong_sites(o.fn, "")
     rows = {p: sites for p in (o.f2p_params or [rng.choice(o.params)])
@@ -325,13 +328,13 @@ def _site(o: _Original, src: Source, rng: random.Random, fails_at: dict[str, int
     if by_rows:
         return by_rows
     index, edits = mutants.weak_edits(src, o.fn)
-    return _Site([], o.params, 0.0, told=floor is None or index <= floor) if edits else None
+    return _Site([], o.params, mutants.Group(copies=1, spot=0.0), told=floor is None or index <= floor) if edits else None
 
 
 def _mutant(o: _Original, site: _Site, src: Source, rng: random.Random, done: list[list[Edit]]) -> _Pick | None:
     for _ in range(8):
         if site.strong:
-            edits = [mutants.mutate(src, node, rng, site.spot, site.flip) for node in site.nodes]
+            edits = [mutants.mutate(src, node, rng, site.group, nth=len(done)) for node in site.nodes]
             edits = [] if None in edits else edits
         else:
             edits = mutants.weak_edits(src, o.fn)[1]

@@ -158,7 +158,9 @@ def test_tests_the_agent_saw_make_weak_controls_and_a_test_patch_tells_which_it_
              "+++ b/tests/test_pairs.py\n@@ -6,0 +7,3 @@\n+def test_parse_pair_strips():\n+    x = 1\n")
     new = ["tests/test_pairs.py::test_parse_pair_strips"]
     fresh = plan_controls(task(new, [], hide=(), test_patch=added), SOURCES, random.Random(0))
-    assert fresh.weak == "" and {c.original for c in fresh.controls} == set(new)
+    assert "could see" not in fresh.weak and {c.original for c in fresh.controls} == set(new)
+    # ("a", "b") is what the file's other test expects too: a reader counting echoes finds the original
+    assert fresh.told_apart == new
 
 
 def test_every_fail_to_pass_test_has_a_control_or_the_verdict_says_which_has_none():
@@ -317,8 +319,10 @@ def test_a_test_the_agent_saw_runs_under_a_new_name_unless_its_name_may_matter()
     assert mutants.is_twin(function(ast.parse(source), "test_size"), function(tree, new.split("::")[1]), changes=0)
     assert "def test_size(" not in plan.files["t.py"]
     assert not plan_controls(task(f2p, [], hide=("t.py",)), {"t.py": source}, random.Random(2)).renamed  # unseen
-    # the copy sits apart from its original as the file's tests sit apart, even at the top of a file
-    assert "\n\n\ndef " in plan.files["t.py"].partition("def test_snap")[0]
+    # copies sit apart from their originals as the file's tests sit apart, even at the top of a file
+    text = plan.files["t.py"]
+    starts = [m.start() for m in re.finditer(r"^(@|def )", text, re.M) if m.start() and text[m.start() - 2] == "\n"]
+    assert starts and all(text[i - 3:i] == "\n\n\n" for i in starts)
 
 
 def test_a_copy_and_its_original_are_asked_for_their_instances_in_the_same_order():
@@ -382,3 +386,38 @@ def test_a_test_with_passing_instances_is_copied_by_its_failing_rows_or_flagged(
     plan = plan_controls(task(["t.py::test_count[a]"], ["t.py::test_count[b]"], hide=("t.py",)), {"t.py": body_only},
                          random.Random(0))
     assert plan.controls and "instances have copies those instances tell apart" in plan.weak
+
+
+def test_no_member_of_a_group_of_twins_stands_out_by_its_value():
+    """A reader who sees an original and its copies side by side: every number is 2 to 9 from every
+    other (so each could be the one the others were made from), the original at any rank; a string
+    changes where its surroundings appear nowhere else in the file, so counting echoes finds nothing."""
+    source = textwrap.dedent("""\
+        def test_count_of_letters_in_words():
+            assert count('alpha beta') == 12
+
+
+        def test_full_name_of_the_group():
+            load('alpha beta')
+            assert name() == 'alpha beta gamma'
+        """)
+    ranks = set()
+    f2p = ["t.py::test_count_of_letters_in_words", "t.py::test_full_name_of_the_group"]
+    for seed in range(40):
+        plan = plan_controls(task(f2p, [], hide=("t.py",)), {"t.py": source}, random.Random(seed))
+        tree = ast.parse(plan.files["t.py"])
+        numbers, names = [12], ["alpha beta gamma"]
+        for c in plan.controls:
+            expected = function(tree, c.nodeid.split("::")[1]).body[-1].test.comparators[0].value
+            (numbers if c.original == f2p[0] else names).append(expected)
+        assert len(numbers) == len(names) == 1 + F2P_COPIES
+        assert all(2 <= abs(a - b) <= 9 for a in numbers for b in numbers if a is not b), numbers
+        ranks.add(sorted(numbers).index(12))
+        rest = source.partition("def test_full_name")[0]  # the file but the test itself, as a reader counts echoes
+        for copy in names[1:]:
+            spot = next(i for i, (a, b) in enumerate(zip(copy, names[0], strict=True)) if a != b)
+            assert spot >= len("alpha beta "), copy  # 'alpha beta' is echoed in the file: not changed there
+            for text in (copy, names[0]):
+                around = [text[a:a + 3] for a in range(max(0, spot - 2), spot + 1) if a + 3 <= len(text)]
+                assert around and not any(w in rest for w in around), (text, spot)
+    assert len(ranks) >= 3

@@ -34,7 +34,9 @@ from factory.verify.grading import TestRun, grade
 
 DEMO = Path(__file__).parents[2] / "pipelines/tasksets/demo"
 PLUGIN = Path(__file__).parents[2] / "factory/verify/container"
-TASKS = load_tasks(TasksConfig(source=str(DEMO), skip_invalid=False)).tasks
+# as never validated (whatever this machine's cache holds): each test learns what it needs itself
+TASKS = [t.model_copy(update={"fails_at": {}, "test_seconds": None})
+         for t in load_tasks(TasksConfig(source=str(DEMO), skip_invalid=False)).tasks]
 
 
 def run(repo: Path, plan: ControlPlan, task: Task, tmp: Path) -> tuple[TestRun, dict[str, dict]]:
