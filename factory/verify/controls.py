@@ -26,6 +26,7 @@ from pathlib import PurePosixPath
 
 from factory.records import Task
 from factory.verify import mutants
+from factory.verify.classes import Classes
 from factory.verify.mutants import Edit, Source
 from factory.verify.twins import Copy, defs, write_copies
 
@@ -150,8 +151,10 @@ class _Unseen:
         return any(path == h or path.startswith(h + "/") for h in self.hidden) or name in self.added.get(path, ())
 
 
-def plan_controls(task: Task, sources: dict[str, str], rng: random.Random, count: int = CONTROLS) -> ControlPlan:
-    """Controls for one verification; `sources` holds the hidden test files as they are in the container."""
+def plan_controls(task: Task, sources: dict[str, str], rng: random.Random, count: int = CONTROLS,
+                  classes: Classes | None = None) -> ControlPlan:
+    """Controls for one verification; `sources` holds the hidden test files as they are in the
+    container, `classes` the repo's class tree (for raise-only tests' copies)."""
     ids = list(dict.fromkeys([*task.FAIL_TO_PASS, *task.PASS_TO_PASS]))
     parsed: dict[str, Source] = {}
     for path, text in sources.items():
@@ -159,7 +162,7 @@ def plan_controls(task: Task, sources: dict[str, str], rng: random.Random, count
             parsed[path] = Source(text)
         except (SyntaxError, ValueError):
             continue
-    picks = _pick(_originals(task, ids, parsed), parsed, rng, count, task.fails_at)
+    picks = _pick(_originals(task, ids, parsed), parsed, rng, count, task.fails_at, classes)
     files, made, moved = _write(picks, parsed, rng)
     if not made:
         return _planted(task, ids, rng)
@@ -251,12 +254,12 @@ class _Pick:
 
 
 def _pick(originals: list[_Original], parsed: dict[str, Source], rng: random.Random, count: int,
-          fails_at: dict[str, int]) -> list[_Pick]:
+          fails_at: dict[str, int], classes: Classes | None) -> list[_Pick]:
     """A copy of every FAIL_TO_PASS test: one without a copy would be known to be real, and free
     to forge; then more of them, up to F2P_COPIES each. Then, until there are `count` controls: copies of unseen PASS_TO_PASS tests, more
     copies of the same tests at the same site (a group of twins shows no original), tests the
     agent saw."""
-    sites = {id(o): _site(o, parsed[o.path], rng, fails_at) for o in originals}
+    sites = {id(o): _site(o, parsed[o.path], rng, fails_at, classes) for o in originals}
     usable = [o for o in rng.sample(originals, len(originals)) if sites[id(o)]]
     picks: list[_Pick] = []
 
@@ -288,7 +291,7 @@ def _pick(originals: list[_Original], parsed: dict[str, Source], rng: random.Ran
     return picks
 
 
-def _site(o: _Original, src: Source, rng: random.Random, fails_at: dict[str, int]) -> _Site | None:
+def _site(o: _Original, src: Source, rng: random.Random, fails_at: dict[str, int], classes: Classes | None) -> _Site | None:
     """A literal in the body (every instance of the copy fails), else the parametrize row of each
     FAIL_TO_PASS instance (or of one instance), else an assertion to invert; numbers first, then
     strings, and values a reader spots (None for a boolean, an error class) last.
@@ -307,13 +310,13 @@ def _site(o: _Original, src: Source, rng: random.Random, fails_at: dict[str, int
         top = floor if floor is not None else max(i for i, _ in sites)
         late = [(i, n) for i, n in sites if i >= top]
         leaves = [(i, mutants.leaf(n, rng), rng.random()) for i, n in late or sites]
-        traces = {id(n): mutants.trace(src, n, test, copies) for _, n, _ in leaves}
+        traces = {id(n): mutants.trace(src, n, test, copies, classes) for _, n, _ in leaves}
         i, node, _ = min(leaves, key=lambda c: (traces[id(c[1])], c[2]))
         return node, i, not late or traces[id(node)] == 2
 
     def at(chosen: list[tuple[ast.expr, int, bool]], params: list[str]) -> _Site:
         flip = floor is not None and all(i > floor for _, i, _ in chosen)
-        group = mutants.Group(copies=copies, spot=rng.random(), flip=flip, test=test)
+        group = mutants.Group(copies=copies, spot=rng.random(), flip=flip, test=test, classes=classes)
         return _Site([n for n, _, _ in chosen], params, group, told=any(t for _, _, t in chosen))
 
     body = mutants.strong_sites(o.fn, "")
@@ -324,6 +327,7 @@ def _site(o: _Original, src: Source, rng: random.Random, fails_at: dict[str, int
         return by_rows
     if body:
         by_body = at([choose(body)], o.params)
+        by_body.told |= o.mixed  # its PASS_TO_PASS instances fail in the copy, pass in the original
         return by_rows if by_body.told and by_rows and not by_rows.told else by_body
     if by_rows:
         return by_rows

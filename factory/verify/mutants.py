@@ -34,6 +34,8 @@ import string
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+from factory.verify.classes import Classes
+
 SCALARS = (bool, int, float, str, bytes, type(None))
 EQUAL_CALLS = {"assertEqual", "assertEquals"}
 REGEX_CALLS = {"assertRaisesRegex", "assertRaisesRegexp", "assertWarnsRegex"}
@@ -221,6 +223,17 @@ def other_errors(name: str) -> list[str]:
     return [o for o in OTHER_ERRORS if not issubclass(getattr(builtins, o), builtin) and not issubclass(builtin, getattr(builtins, o))]
 
 
+def file_errors(src: Source, name: str, classes: Classes | None) -> list[str]:
+    """Error classes the test file names (imported or defined there) that a copy may expect where
+    its original expects `name`: unrelated to it in the repo's class tree (`classes.py`)."""
+    if classes is None:
+        return []
+    named = {n.id for n in ast.walk(src.tree) if isinstance(n, ast.Name)}
+    named |= {a.asname or a.name for n in ast.walk(src.tree) if isinstance(n, ast.ImportFrom) for a in n.names}
+    named |= {n.name for n in ast.walk(src.tree) if isinstance(n, ast.ClassDef)}
+    return sorted(n for n in named if n != name and classes.error(n) and classes.unrelated(name, n))
+
+
 def _used_once(fn: ast.AST, name: str) -> bool:
     """The parameter feeds only the comparison: never rebound, read nowhere else."""
     uses = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == name]
@@ -320,6 +333,8 @@ class Group:
     test: tuple[int, int] = (0, 0)
     """Bytes of the original test, from its `def` line to its end: a reader comparing echoes of a
     string counts them in the rest of the file (its decorators' other rows included)."""
+    classes: Classes | None = None
+    """The repo's class tree, for the error classes a copy of a raise-only test may expect."""
     drawn: dict[int, list] = field(default_factory=dict)
     """Each literal's (by position in the file) values for its copies, drawn once, handed out in turn."""
 
@@ -438,11 +453,13 @@ def safe_spots(literal: str, text: str, copies: int = 1) -> list[int]:
     return digits or [i for i in spots if body[i].isalpha() and len(_letters(body, i, text)) >= copies]
 
 
-def trace(src: Source, node: ast.expr, test: tuple[int, int], copies: int = 1) -> int:
+def trace(src: Source, node: ast.expr, test: tuple[int, int], copies: int = 1, classes: Classes | None = None) -> int:
     """What a reader who sees a site's copies beside their original can go on: 0 nothing (a number),
     1 little (a string changed where its surroundings are as familiar either way), 2 enough (`odd`
     values, an expected error class from the builtin list, a string the file echoes)."""
-    if odd(node) or isinstance(node, (ast.Name, ast.Attribute)):
+    if isinstance(node, (ast.Name, ast.Attribute)):
+        return 1 if file_errors(src, tail(node), classes) else 2
+    if odd(node):
         return 2
     if isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes)):
         text = corpus(src, test, node)
@@ -460,8 +477,10 @@ def mutate(src: Source, node: ast.expr, rng: random.Random, group: Group | None 
     group = group or Group(copies=1, spot=rng.random())
     if isinstance(node, (ast.Name, ast.Attribute)):
         start, end = src.span(node)
-        free = [o for o in other_errors(tail(node)) if o.encode() not in src.data]  # none that the file rebinds
-        return Edit(start, end, rng.choice(free)) if free else None
+        # the classes the file names (fewer copies where it names fewer), else builtins no library raises
+        free = file_errors(src, tail(node), group.classes) or [
+            o for o in other_errors(tail(node)) if o.encode() not in src.data]  # none that the file rebinds
+        return Edit(start, end, group.nth(start, nth, lambda: rng.sample(free, len(free)))) if free else None
     if empty(node):
         return Edit(*src.span(node), _FILLED[type(node)].format(rng.choice(THIRD_VALUES)))
     if isinstance(node, ast.UnaryOp):
@@ -613,8 +632,8 @@ def is_twin(original: ast.AST, copy: ast.AST, changes: int = 1) -> bool:
 
 
 def _differences(a: object, b: object, top: bool = False) -> int | None:
-    if isinstance(b, ast.Name) and b.id in OTHER_ERRORS and isinstance(a, (ast.Name, ast.Attribute)):
-        return 0 if ast.dump(a) == ast.dump(b) else 1
+    if isinstance(b, ast.Name) and isinstance(a, (ast.Name, ast.Attribute)) and ast.dump(a) != ast.dump(b):
+        return 1  # an expected error class, changed
     if empty(a) and isinstance(b, type(a)) and not empty(b):
         return 1 if ast.unparse(b) in {_FILLED[type(a)].format(v) for v in THIRD_VALUES} else None
     if type(a) is not type(b):

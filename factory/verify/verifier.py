@@ -20,6 +20,7 @@ import logging
 import random
 import shlex
 import time
+from dataclasses import dataclass
 from importlib import resources
 
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
@@ -29,7 +30,7 @@ from factory.records import Check, Reason, StartState, Task, Verdict
 from factory.sandbox.config import SandboxConfig
 from factory.sandbox.docker import DIFF_LIMIT, DockerSandbox
 from factory.sandbox.printed import print_files, printed_files
-from factory.verify import gitread
+from factory.verify import classes, gitread
 from factory.verify.config import VerifierConfig
 from factory.verify.controls import ControlPlan, hidden_files, plan_controls
 from factory.verify.flags import static_flags
@@ -57,6 +58,14 @@ AGENT_PATCH_FAILED, TEST_PATCH_FAILED = 3, 4
 REPORT = "factory-verify-report"
 APPLY_ERRORS = "/tmp/factory-apply.err"
 log = logging.getLogger(__name__)
+
+
+@dataclass
+class Hidden:
+    """What the controls are planned from: the hidden test files, the repo's class tree."""
+
+    sources: dict[str, str]
+    classes: classes.Classes
 
 
 # verdicts made before any test ran, by the check their reason names
@@ -150,10 +159,11 @@ class DockerVerifier:
                            flags=[*decision.flags, *flags])
         return decision
 
-    async def _apply(self, sandbox: DockerSandbox, task: Task, decision: Decision, touched: list[str]) -> Verdict | dict[str, str]:
+    async def _apply(self, sandbox: DockerSandbox, task: Task, decision: Decision, touched: list[str]) -> Verdict | Hidden:
         """In one exec: the agent patch applied as judged (the very bytes git listed, the sections the
         policy left out left out by git), its packaging files read before and after, the hidden
-        tests applied, and the hidden test files read for the controls. Their text, or a Verdict."""
+        tests applied, and the hidden test files and the repo's class headers read for the
+        controls. Those, or a Verdict."""
         packaging, hidden = decision.packaging_files, hidden_files(task, touched)
         script = [print_files(packaging, "before")]
         if decision.kept:
@@ -162,6 +172,7 @@ class DockerVerifier:
         if task.test_patch:
             script.append(_or_exit(gitread.apply_command(TEST_PATCH), TEST_PATCH_FAILED))
         script.append(print_files(hidden, "hidden"))
+        script += [classes.COMMAND, print_files([classes.LISTING], "classes")]
         result = await sandbox.exec("\n".join(script), timeout=300, user="root", output_limit=DIFF_LIMIT)
         if result.exit_code == AGENT_PATCH_FAILED:
             return Verdict(resolved=False, reason=Reason.patch_failed, detail="agent patch does not apply")
@@ -179,7 +190,8 @@ class DockerVerifier:
             if data is not None:
                 with contextlib.suppress(UnicodeDecodeError):  # not text: no controls in it
                     sources[path] = data.decode()
-        return sources
+        listing = printed_files(result.output, "classes", [classes.LISTING])[classes.LISTING] or b""
+        return Hidden(sources, classes.Classes.parse(listing.decode(errors="replace")))
 
     async def _facts(self, sandbox: DockerSandbox, task: Task, listing: gitread.Listing) -> RepoFacts:
         key = (task.image, task.test_cmd)
@@ -193,10 +205,11 @@ class DockerVerifier:
         dirs = module_dirs(listing.files, interpreter.sys_path, task.workdir, tests)
         return RepoFacts(listing.files, listing.links, interpreter.importable, dirs)
 
-    async def _run_tests(self, sandbox: DockerSandbox, task: Task, touched: list[str], sources: dict[str, str]) -> TestRun:
-        """Plant controls in the hidden test files (`sources`: as they are now, the patches
-        applied), upload everything the run needs at once, run, and read the report back."""
-        plan = plan_controls(task, sources, random.SystemRandom())
+    async def _run_tests(self, sandbox: DockerSandbox, task: Task, touched: list[str], hidden: Hidden) -> TestRun:
+        """Plant controls in the hidden test files (as they are now, the patches applied), upload
+        everything the run needs at once, run, and read the report back."""
+        sources = hidden.sources
+        plan = plan_controls(task, sources, random.SystemRandom(), classes=hidden.classes)
         package = resources.files("factory.verify") / "container"
         limit = self.config.timeout_for(task.test_seconds)  # a stall costs about a minute, not a quarter hour
         job = {

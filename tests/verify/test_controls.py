@@ -19,6 +19,7 @@ from factory.config import SandboxConfig
 from factory.records import StartState, Task
 from factory.sandbox.docker import DockerSandbox
 from factory.verify import mutants
+from factory.verify.classes import Classes
 from factory.verify.controls import F2P_COPIES, hidden_files, plan_controls
 from tests.verify.conftest import F2P, P2P, TOY
 
@@ -278,7 +279,7 @@ async def test_under_the_gold_fix_every_control_fails_and_its_original_passes(to
         for seed, nodeid in enumerate([*F2P, *P2P]):
             path = nodeid.split("::")[0]
             plan = plan_controls(task([nodeid], [], hide=(path,)), {path: SOURCES[path]}, random.Random(seed))
-            assert len(plan.controls) == F2P_COPIES and plan.weak == "", nodeid
+            assert plan.controls and (plan.told_apart or len(plan.controls) == F2P_COPIES), nodeid
             await sandbox.write_file(path, plan.files[path])
             ids = " ".join(shlex.quote(i) for i in plan.ids)
             out = (await sandbox.exec(f"python3 -m pytest -p no:cacheprovider -rA -q {ids}", timeout=120)).output
@@ -421,3 +422,54 @@ def test_no_member_of_a_group_of_twins_stands_out_by_its_value():
                 around = [text[a:a + 3] for a in range(max(0, spot - 2), spot + 1) if a + 3 <= len(text)]
                 assert around and not any(w in rest for w in around), (text, spot)
     assert len(ranks) >= 3
+
+
+CLASSES = Classes.parse(textwrap.dedent("""\
+    class SemverError(ValueError):
+    class InvalidVersion(SemverError):
+    class InvalidRange(errors.SemverError, metaclass=Meta):
+    class WildcardError(InvalidRange):
+    class Both(InvalidRange, KeyError):
+    class Plugin(thirdparty.Base):
+    """))
+
+
+def test_the_class_tree_says_which_errors_nothing_raised_as_one_can_be_the_other():
+    assert CLASSES.ancestors("WildcardError") == {"WildcardError", "InvalidRange", "SemverError", *(
+        c.__name__ for c in ValueError.__mro__)}
+    assert CLASSES.ancestors("Plugin") is None and not CLASSES.error("Plugin") and CLASSES.error("KeyError")
+    assert CLASSES.unrelated("InvalidRange", "InvalidVersion") and CLASSES.unrelated("InvalidVersion", "TypeError")
+    assert not CLASSES.unrelated("InvalidRange", "SemverError")  # a base
+    assert not CLASSES.unrelated("InvalidRange", "WildcardError")  # a fix may raise the subclass
+    assert not CLASSES.unrelated("InvalidRange", "KeyError")  # Both derives from the two
+    assert not CLASSES.unrelated("InvalidRange", "Plugin")  # not all known
+
+
+def test_a_raise_only_test_expects_an_unrelated_class_its_file_names():
+    """One the file imports, so that no twin stands out; never a base, a subclass, or one some class derives from
+    together with the original's, so that whatever a correct fix raises the copy does not expect."""
+    source = textwrap.dedent("""\
+        from semverkit import InvalidRange, InvalidVersion, SemverError, WildcardError, Both
+
+
+        def test_bad_range():
+            with pytest.raises(InvalidRange):
+                parse_range('1.x.3')
+
+
+        def test_bad_version():
+            with pytest.raises(KeyError):
+                parse('x')
+        """)
+    expected = set()
+    for seed in range(10):
+        plan = plan_controls(task(["t.py::test_bad_range"], [], hide=("t.py",)), {"t.py": source}, random.Random(seed),
+                             classes=CLASSES)
+        tree = ast.parse(plan.files["t.py"])
+        expected |= {function(tree, c.nodeid.split("::")[1]).body[0].items[0].context_expr.args[0].id
+                     for c in plan.controls}
+        assert plan.told_apart == []
+    assert expected == {"InvalidVersion"}
+    # without the tree, a builtin no library raises, and the test is named as told apart
+    plan = plan_controls(task(["t.py::test_bad_range"], [], hide=("t.py",)), {"t.py": source}, random.Random(0))
+    assert plan.told_apart == ["t.py::test_bad_range"]

@@ -150,8 +150,8 @@ _reports.TestReport.from_item_and_call = staticmethod(_flip)
 class Witness(DockerVerifier):
     """The real verifier; it also keeps what the code under test found, and the controls."""
 
-    async def _run_tests(self, sandbox, task, touched, sources):
-        run = await super()._run_tests(sandbox, task, touched, sources)
+    async def _run_tests(self, sandbox, task, touched, hidden):
+        run = await super()._run_tests(sandbox, task, touched, hidden)
         self.found = json.loads(await sandbox.read_file("/tmp/factory-home/found.json"))
         self.controls = run.controls
         return run

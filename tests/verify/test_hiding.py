@@ -50,8 +50,8 @@ def image(toy_task) -> str:
 class Looker(DockerVerifier):
     """The real verifier; after the tests it asks, as the test user, what it can read."""
 
-    async def _run_tests(self, sandbox, task, touched, sources):
-        run = await super()._run_tests(sandbox, task, touched, sources)
+    async def _run_tests(self, sandbox, task, touched, hidden):
+        run = await super()._run_tests(sandbox, task, touched, hidden)
         looked = await sandbox.exec(LOOK, user=str(TEST_UID), workdir="/")
         self.seen = dict(reversed(line.split(" ", 1)) for line in looked.output.split("\n") if line)
         return run
