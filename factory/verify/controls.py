@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from factory.records import Task
-from factory.verify import mutants
+from factory.verify import mutants, values
 from factory.verify.classes import Classes
 from factory.verify.mutants import Edit, Source
 from factory.verify.twins import Copy, defs, write_copies
@@ -234,7 +234,7 @@ class _Site:
     nodes: list[ast.expr]
     """Literals to change (one, or one parametrize row per FAIL_TO_PASS instance); [] to invert an assertion."""
     params: list[str]
-    group: mutants.Group
+    group: values.Group
     """How its copies differ from it and from each other."""
     told: bool = True
     """A forger may tell the copies from their original: running them under the unfixed code (an
@@ -302,21 +302,21 @@ def _site(o: _Original, src: Source, rng: random.Random, fails_at: dict[str, int
     where that is not known, the last statement that has a site is the best guess."""
     seen = [fails_at[i] for p in o.f2p_params if (i := o.id(p)) in fails_at]
     floor = max(seen) if seen else None
-    test = mutants.test_span(src, o.fn)
+    test = values.test_span(src, o.fn)
     copies = max(F2P_COPIES, CONTROLS)
 
     def choose(sites: list[tuple[int, ast.expr]]) -> tuple[ast.expr, int, bool]:
-        """A site at or after the failing statement, leaving a reader the least to go on (`mutants.trace`)."""
+        """A site at or after the failing statement, leaving a reader the least to go on (`values.trace`)."""
         top = floor if floor is not None else max(i for i, _ in sites)
         late = [(i, n) for i, n in sites if i >= top]
         leaves = [(i, mutants.leaf(n, rng), rng.random()) for i, n in late or sites]
-        traces = {id(n): mutants.trace(src, n, test, copies, classes) for _, n, _ in leaves}
+        traces = {id(n): values.trace(src, n, test, copies, classes) for _, n, _ in leaves}
         i, node, _ = min(leaves, key=lambda c: (traces[id(c[1])], c[2]))
         return node, i, not late or traces[id(node)] == 2
 
     def at(chosen: list[tuple[ast.expr, int, bool]], params: list[str]) -> _Site:
         flip = floor is not None and all(i > floor for _, i, _ in chosen)
-        group = mutants.Group(copies=copies, spot=rng.random(), flip=flip, test=test, classes=classes)
+        group = values.Group(copies=copies, spot=rng.random(), flip=flip, test=test, classes=classes)
         return _Site([n for n, _, _ in chosen], params, group, told=any(t for _, _, t in chosen))
 
     body = mutants.strong_sites(o.fn, "")
@@ -332,13 +332,13 @@ def _site(o: _Original, src: Source, rng: random.Random, fails_at: dict[str, int
     if by_rows:
         return by_rows
     index, edits = mutants.weak_edits(src, o.fn)
-    return _Site([], o.params, mutants.Group(copies=1, spot=0.0), told=floor is None or index <= floor) if edits else None
+    return _Site([], o.params, values.Group(copies=1, spot=0.0), told=floor is None or index <= floor) if edits else None
 
 
 def _mutant(o: _Original, site: _Site, src: Source, rng: random.Random, done: list[list[Edit]]) -> _Pick | None:
     for _ in range(8):
         if site.strong:
-            edits = [mutants.mutate(src, node, rng, site.group, nth=len(done)) for node in site.nodes]
+            edits = [values.mutate(src, node, rng, site.group, nth=len(done)) for node in site.nodes]
             edits = [] if None in edits else edits
         else:
             edits = mutants.weak_edits(src, o.fn)[1]

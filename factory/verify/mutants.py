@@ -9,9 +9,9 @@ text edit, so the copy keeps its original's formatting, comments and decorators;
 checks on the parsed result that nothing else differs.
 
 A test that only checks that something raises has its exception class changed instead
-(`pytest.raises(ParseError)` to `pytest.raises(RecursionError)`, a builtin no library
-derives its errors from): under any correct fix the body raises the original's class, which
-the copy does not expect.
+(`pytest.raises(ParseError)` to `pytest.raises(ScanError)`): under any correct fix the body
+raises the original's class, which the copy does not expect. Which new value a copy gets, so
+that no twin stands out to a reader, is `values.py`'s business.
 
 Which statement changes matters to a forger that runs the tests itself (`controls.py`):
 each site comes with the index of the top-level statement it is checked in.
@@ -26,15 +26,10 @@ from __future__ import annotations
 
 import ast
 import builtins
-import itertools
-import math
 import random
 import re
-import string
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
-
-from factory.verify.classes import Classes
+from collections.abc import Iterator
+from dataclasses import dataclass
 
 SCALARS = (bool, int, float, str, bytes, type(None))
 EQUAL_CALLS = {"assertEqual", "assertEquals"}
@@ -49,7 +44,6 @@ CALL_FLIPS = {
     "assertIsNot": "assertIs",
 }
 _OP_TEXT = re.compile(r"([\s()\\]*)(==|!=|not\s+in|in|is\s+not|is)([\s()\\]*)")
-_QUOTE = re.compile(r"(?i)([rbu]{0,2})('''|\"\"\"|'|\")")
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 OTHER_ERRORS = ("RecursionError", "ZeroDivisionError", "FloatingPointError", "UnboundLocalError", "EOFError",
                 "ChildProcessError", "ProcessLookupError", "IsADirectoryError", "NotADirectoryError")
@@ -139,7 +133,7 @@ def odd(node: ast.AST) -> bool:
 
 THIRD_VALUES = ("None", "...")
 """What a copy expects where its original expects a boolean or an empty container (`[None]`, ...)."""
-_FILLED = {ast.List: "[{}]", ast.Tuple: "({},)", ast.Dict: "{{{}: None}}"}
+FILLED = {ast.List: "[{}]", ast.Tuple: "({},)", ast.Dict: "{{{}: None}}"}
 
 
 def _self_call(stmt: ast.stmt, names: set[str] | dict[str, str]) -> ast.Call | None:
@@ -223,17 +217,6 @@ def other_errors(name: str) -> list[str]:
     return [o for o in OTHER_ERRORS if not issubclass(getattr(builtins, o), builtin) and not issubclass(builtin, getattr(builtins, o))]
 
 
-def file_errors(src: Source, name: str, classes: Classes | None) -> list[str]:
-    """Error classes the test file names (imported or defined there) that a copy may expect where
-    its original expects `name`: unrelated to it in the repo's class tree (`classes.py`)."""
-    if classes is None:
-        return []
-    named = {n.id for n in ast.walk(src.tree) if isinstance(n, ast.Name)}
-    named |= {a.asname or a.name for n in ast.walk(src.tree) if isinstance(n, ast.ImportFrom) for a in n.names}
-    named |= {n.name for n in ast.walk(src.tree) if isinstance(n, ast.ClassDef)}
-    return sorted(n for n in named if n != name and classes.error(n) and classes.unrelated(name, n))
-
-
 def _used_once(fn: ast.AST, name: str) -> bool:
     """The parameter feeds only the comparison: never rebound, read nowhere else."""
     uses = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == name]
@@ -314,222 +297,6 @@ def leaf(node: ast.expr, rng: random.Random) -> ast.expr:
         plain = [e for e in node.elts if not singleton(e)]
         node = rng.choice(plain or node.elts)
     return node
-
-
-@dataclass
-class Group:
-    """How the copies of one literal differ from it and from each other, so that a reader who sees
-    the original and its copies side by side finds no member special: numbers 2 to 9 from every
-    other member and on one side of zero, with the original at a random rank (not their centre);
-    strings changed at one character (the same in every copy, else the original is their common
-    middle) to ones that leave the text as familiar as it was (`_familiar`), digits there 2 or
-    more apart; strings the file echoes elsewhere replaced by others it echoes as well."""
-
-    copies: int
-    spot: float
-    """Which safe character of a string changes, in [0, 1)."""
-    flip: bool = False
-    """Booleans may become each other (the check comes after the one the bug breaks)."""
-    test: tuple[int, int] = (0, 0)
-    """Bytes of the original test, from its `def` line to its end: a reader comparing echoes of a
-    string counts them in the rest of the file (its decorators' other rows included)."""
-    classes: Classes | None = None
-    """The repo's class tree, for the error classes a copy of a raise-only test may expect."""
-    drawn: dict[int, list] = field(default_factory=dict)
-    """Each literal's (by position in the file) values for its copies, drawn once, handed out in turn."""
-
-    def nth(self, key: int, nth: int, draw: Callable[[], list]):
-        """Copy `nth`'s value of the literal at `key`: the group's values are drawn by `draw` once."""
-        if key not in self.drawn:
-            self.drawn[key] = draw()
-        values = self.drawn[key]
-        return values[nth % len(values)]
-
-
-def frame(value: float, copies: int, rng: random.Random, low: float | None = None, high: float | None = None,
-          gaps: tuple[int, ...] = (2, 3)) -> list[float]:
-    """Offsets from `value` for `copies` copies: the group's members 2 or more apart (never by one:
-    an off-by-one bug must not pass a copy) and within 9 of each other, inside [low, high], with
-    `value` at a random rank among those that fit."""
-    steps = [rng.choice(gaps if copies <= 3 else (2,)) for _ in range(copies)]
-    positions = [0]
-    for step in steps:
-        positions.append(positions[-1] + step)
-    fits = [r for r in range(len(positions))
-            if (low is None or value - positions[r] >= low) and (high is None or value - positions[r] + positions[-1] <= high)]
-    rank = rng.choice(fits) if fits else 0
-    offsets = [p - positions[rank] for i, p in enumerate(positions) if i != rank]
-    rng.shuffle(offsets)
-    return offsets
-
-
-def test_span(src: Source, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[int, int]:
-    """Bytes of test `fn` from its `def` line to its end (its decorators stay outside)."""
-    return src.at(fn.lineno), src.starts[fn.end_lineno]
-
-
-def corpus(src: Source, test: tuple[int, int], node: ast.expr) -> str:
-    """The file as a reader counting echoes of `node`'s string sees it: without the test's body and
-    without the string itself (a parametrize row sits outside the body)."""
-    start, end = src.span(node)
-    data = src.data[:start] + b"\0" + src.data[end:] if end <= test[0] else src.data
-    shift = len(data) - len(src.data)
-    return (data[:test[0] + shift] + data[test[1] + shift:]).decode(errors="replace")
-
-
-def _windows(text: str, i: int) -> list[str]:
-    """The stretches of 2 to 4 characters around position i, and the whole text."""
-    return [text, *(text[a:a + w] for w in (2, 3, 4) for a in range(max(0, i - w + 1), i + 1) if a + w <= len(text))]
-
-
-def _familiar(text: str, i: int, corpus: str) -> float:
-    """How familiar a reader finds `text` around position i: how often the file already has it."""
-    return sum(math.log1p(corpus.count(w)) for w in _windows(text, i))
-
-
-def _text_spots(literal: str) -> tuple[int, str, list[int]] | None:
-    """(where the body starts, the body, positions of its letters and digits) of a plain one-line string literal."""
-    match = _QUOTE.match(literal)
-    if not match:
-        return None
-    head, quote = match.end(), match.group(2)
-    body = literal[head:-len(quote)] if len(literal) >= head + len(quote) and literal.endswith(quote) else None
-    if body is None or quote[0] in body or "\\" in body or "\n" in body:
-        return None
-    return head, body, [i for i, ch in enumerate(body) if ch.isascii() and ch.isalnum()]
-
-
-def _letters(body: str, i: int, corpus: str) -> list[str]:
-    """Letters for position i that leave the text at least as familiar to a reader as the original:
-    one letter changed in a word is a typo, and counting how often the file has each stretch finds it."""
-    ch = body[i]
-    pool = (string.ascii_uppercase if ch.isupper() else string.ascii_lowercase).replace(ch, "")
-    base = _familiar(body, i, corpus)
-    return [c for c in pool if _familiar(body[:i] + c + body[i + 1:], i, corpus) >= base]
-
-
-def echoes(src: Source, node: ast.expr, text: str) -> list[str]:
-    """Other strings of the file that, like this one, appear elsewhere in it and look like it (the
-    same kinds of characters, about as long): where a string is echoed, as a table's expected
-    values often are, its copies expect one of these, so that every twin is echoed alike."""
-    value = node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
-
-    def kinds(t: str) -> set[str]:
-        return {"d" if c.isdigit() else "a" if c.isalpha() else c for c in t}
-
-    if value is None:
-        return []
-    seen = {n.value for n in ast.walk(src.tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
-    return sorted(t for t in seen if t != value and t and abs(len(t) - len(value)) <= 3 and kinds(t) == kinds(value)
-                  and "\n" not in t and text.count(repr(t)[1:-1]) >= 1)
-
-
-def _digit_sets(body: str, i: int, text: str, copies: int) -> list[list[str]]:
-    """Sets of `copies` digits for position i, each 2 or more from the original and from each other
-    (a digit 2 from the original but 1 from another copy shows which is the original), none leaving
-    the text less familiar than the original."""
-    base, digit = _familiar(body, i, text), int(body[i])
-    fit = [d for d in range(10) if abs(d - digit) >= 2 and _familiar(body[:i] + str(d) + body[i + 1:], i, text) >= base]
-    return [[str(d) for d in c] for c in itertools.combinations(fit, copies)
-            if all(abs(a - b) >= 2 for a, b in itertools.combinations(c, 2))]
-
-
-def _spread(digit: str, copies: int, rng: random.Random) -> list[str]:
-    """Digits 2 or more from `digit` and from each other, when no set is as familiar."""
-    return [str(int(digit) + o) for o in frame(int(digit), copies, rng, 0, 9, gaps=(2,))]
-
-
-def safe_spots(literal: str, text: str, copies: int = 1) -> list[int]:
-    """Characters of a string literal whose change leaves no trace a reader can count: digits
-    (copies 2 or more apart, none more familiar), else letters with `copies` replacements no less
-    familiar than the original. None where the file echoes the whole string elsewhere."""
-    found = _text_spots(literal)
-    if found is None:
-        return []
-    _, body, spots = found
-    if body in text:
-        return []
-    digits = [i for i in spots if body[i].isdigit() and _digit_sets(body, i, text, copies)]
-    return digits or [i for i in spots if body[i].isalpha() and len(_letters(body, i, text)) >= copies]
-
-
-def trace(src: Source, node: ast.expr, test: tuple[int, int], copies: int = 1, classes: Classes | None = None) -> int:
-    """What a reader who sees a site's copies beside their original can go on: 0 nothing (a number),
-    1 little (a string changed where its surroundings are as familiar either way), 2 enough (`odd`
-    values, an expected error class from the builtin list, a string the file echoes)."""
-    if isinstance(node, (ast.Name, ast.Attribute)):
-        return 1 if file_errors(src, tail(node), classes) else 2
-    if odd(node):
-        return 2
-    if isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes)):
-        text = corpus(src, test, node)
-        return 1 if safe_spots(src.text(*src.span(node)), text, copies) or len(echoes(src, node, text)) >= copies else 2
-    return 0
-
-
-def mutate(src: Source, node: ast.expr, rng: random.Random, group: Group | None = None, nth: int = 0) -> Edit | None:
-    """Copy `nth` of the group's edit to the scalar literal at `node` (another value of the same
-    type), or to the expected exception class at `node` (another class).
-
-    `True` and `False` become a third value (`THIRD_VALUES`), so that a bug that gives the other
-    boolean fails the copy as it fails the original; with `group.flip` (the check comes after the
-    one the bug breaks) they become each other."""
-    group = group or Group(copies=1, spot=rng.random())
-    if isinstance(node, (ast.Name, ast.Attribute)):
-        start, end = src.span(node)
-        # the classes the file names (fewer copies where it names fewer), else builtins no library raises
-        free = file_errors(src, tail(node), group.classes) or [
-            o for o in other_errors(tail(node)) if o.encode() not in src.data]  # none that the file rebinds
-        return Edit(start, end, group.nth(start, nth, lambda: rng.sample(free, len(free)))) if free else None
-    if empty(node):
-        return Edit(*src.span(node), _FILLED[type(node)].format(rng.choice(THIRD_VALUES)))
-    if isinstance(node, ast.UnaryOp):
-        node = node.operand  # -5 -> -8: the sign stays
-    start, end = src.span(node)
-    value, old = node.value, src.text(start, end)
-    if value is None:
-        new = rng.choice(("False", "True", "..."))
-    elif isinstance(value, bool):
-        new = str(not value) if group.flip else rng.choice(THIRD_VALUES)
-    elif isinstance(value, (int, float)):
-        shifted = value + group.nth(start, nth, lambda: frame(value, group.copies, rng, 0 if value >= 0 else None,
-                                                              -1 if value < 0 else None))
-        new = str(int(shifted)) if isinstance(value, int) else repr(float(shifted))
-    else:
-        text = corpus(src, group.test, node)
-        found = _text_spots(old)
-        others = [] if found is None or safe_spots(old, text, group.copies) else [
-            t for t in echoes(src, node, text) if old[found[0] - 1] not in t and "\\" not in t]  # in the same quotes
-        if len(others) >= group.copies:
-            head, body, _ = found
-            new = old[:head] + group.nth(start, nth, lambda: rng.sample(others, len(others))) + old[head + len(body):]
-        else:
-            new = _mutate_text(old, rng, group, start, nth, text)
-    try:
-        changed = ast.literal_eval(new)
-    except (ValueError, SyntaxError):
-        return None
-    same_kind = value is None or isinstance(value, bool) or type(changed) is type(value)
-    if not same_kind or changed == value:
-        return None
-    return Edit(start, end, new)
-
-
-def _mutate_text(literal: str, rng: random.Random, group: Group, key: int, nth: int, text: str) -> str:
-    """Change one letter or digit inside a string literal (a safe one where there is one); insert
-    one where none can change."""
-    found = _text_spots(literal)
-    if found is None or not found[2]:
-        match = _QUOTE.match(literal)
-        return literal[:match.end()] + rng.choice(string.ascii_lowercase) + literal[match.end():] if match else literal
-    head, body, spots = found
-    spots = safe_spots(literal, text, group.copies) or spots
-    i = spots[int(group.spot * len(spots))]
-    if body[i].isdigit():
-        new = group.nth(key, nth, lambda: rng.choice(_digit_sets(body, i, text, group.copies) or [_spread(body[i], group.copies, rng)]))
-    else:
-        new = rng.choice(_letters(body, i, text) or string.ascii_lowercase.replace(body[i].lower(), ""))
-    return literal[:head + i] + new + literal[head + i + 1:]
 
 
 def weak_edits(src: Source, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[int, list[Edit]]:
@@ -635,7 +402,7 @@ def _differences(a: object, b: object, top: bool = False) -> int | None:
     if isinstance(b, ast.Name) and isinstance(a, (ast.Name, ast.Attribute)) and ast.dump(a) != ast.dump(b):
         return 1  # an expected error class, changed
     if empty(a) and isinstance(b, type(a)) and not empty(b):
-        return 1 if ast.unparse(b) in {_FILLED[type(a)].format(v) for v in THIRD_VALUES} else None
+        return 1 if ast.unparse(b) in {FILLED[type(a)].format(v) for v in THIRD_VALUES} else None
     if type(a) is not type(b):
         return None
     if isinstance(a, list):

@@ -18,7 +18,7 @@ import pytest
 from factory.config import SandboxConfig
 from factory.records import StartState, Task
 from factory.sandbox.docker import DockerSandbox
-from factory.verify import mutants
+from factory.verify import mutants, values
 from factory.verify.classes import Classes
 from factory.verify.controls import F2P_COPIES, hidden_files, plan_controls
 from tests.verify.conftest import F2P, P2P, TOY
@@ -138,7 +138,7 @@ def test_a_mutated_literal_keeps_its_type_and_changes_its_value(literal):
     for seed in range(20):
         rng = random.Random(seed)
         leaf = mutants.leaf(node, rng)
-        edit = mutants.mutate(src, leaf, rng)
+        edit = values.mutate(src, leaf, rng)
         new = src.data[:edit.start].decode() + edit.text + src.data[edit.end:].decode()
         value, old = ast.literal_eval(new[4:]), ast.literal_eval(literal)
         assert type(value) is type(old) and value != old
