@@ -5,8 +5,12 @@ real test it expects one the test file itself names (a builtin no library raises
 to a reader); to stay sound that class must be unrelated to the original's: neither derives
 from the other and no class of the repo derives from both, so whatever a correct fix raises
 where the original expects its class, the copy does not expect. The lines are read from the
-repo as the tests will see it (the agent's patch applied: a class the fix adds counts); where
-part of an ancestry is not in the repo (a third-party base), the class is not used.
+repo as the tests will see it (the agent's patch applied: a class the fix adds counts).
+
+Only a tree known whole can say that no class derives from both: where any class header
+spans lines, or any class has a base the headers do not define (a third-party class, an
+import under another name), a fix could raise a class of both without the tree showing it, so
+no two classes count as unrelated and copies fall back to a builtin no library raises.
 """
 
 from __future__ import annotations
@@ -16,20 +20,24 @@ import re
 from dataclasses import dataclass, field
 
 LISTING = "/tmp/factory-classes"
-COMMAND = (r"grep -rhE --include='*.py' '^[[:space:]]*class[[:space:]]+[A-Za-z_][A-Za-z0-9_]*[[:space:]]*\(' . "
-           f"2>/dev/null | head -c 400000 > {LISTING}")
-"""Shell, run in the repo, that writes every one-line `class Name(bases):` header to LISTING."""
-_HEADER = re.compile(r"^\s*class\s+(\w+)\s*\(([^)]*)\)", re.M)
+LIMIT = 400_000
+COMMAND = (r"grep -rhE --include='*.py' '^[[:space:]]*class[[:space:]]+[A-Za-z_][A-Za-z0-9_]*[[:space:]]*[(:]' . "
+           f"2>/dev/null | head -c {LIMIT} > {LISTING}")
+"""Shell, run in the repo, that writes every `class Name(...)` and `class Name:` header line to LISTING."""
+_HEADER = re.compile(r"^\s*class\s+(\w+)\s*(?:\(([^)]*)\))?\s*:", re.M)
 
 
 @dataclass
 class Classes:
     bases: dict[str, set[str]] = field(default_factory=dict)
     """Class name -> the names of its bases, over every class of that name in the repo."""
+    whole: bool = True
+    """Every header was read whole (none spans lines)."""
 
     @classmethod
     def parse(cls, listing: str) -> Classes:
-        found = cls()
+        lines = [line for line in listing.splitlines() if line.strip()]
+        found = cls(whole=len(listing) < LIMIT and len(_HEADER.findall(listing)) == len(lines))
         for name, bases in _HEADER.findall(listing):
             parts = [b.split("[")[0].strip().rpartition(".")[2] for b in bases.split(",") if "=" not in b]
             found.bases.setdefault(name, set()).update(p for p in parts if p)
@@ -54,8 +62,12 @@ class Classes:
         return "BaseException" in (self.ancestors(name) or ())
 
     def unrelated(self, a: str, b: str) -> bool:
-        """Nothing raised as an `a` can be a `b`: neither derives from the other, no class from both."""
+        """Nothing raised as an `a` can be a `b`: neither derives from the other, no class from both,
+        as far as a tree known whole shows (else False)."""
+        trees = {c: self.ancestors(c) for c in self.bases}
+        if not self.whole or None in trees.values():
+            return False
         above_a, above_b = self.ancestors(a), self.ancestors(b)
         if above_a is None or above_b is None or a in above_b or b in above_a:
             return False
-        return not any({a, b} <= (self.ancestors(c) or set()) for c in self.bases)
+        return not any({a, b} <= tree for tree in trees.values())

@@ -162,7 +162,7 @@ def plan_controls(task: Task, sources: dict[str, str], rng: random.Random, count
             parsed[path] = Source(text)
         except (SyntaxError, ValueError):
             continue
-    picks = _pick(_originals(task, ids, parsed), parsed, rng, count, task.fails_at, classes)
+    picks = _pick(_originals(task, ids, parsed), parsed, rng, count, task.fails_at, classes, task.problem_statement)
     files, made, moved = _write(picks, parsed, rng)
     if not made:
         return _planted(task, ids, rng)
@@ -190,7 +190,8 @@ def _weakness(task: Task, made: list[tuple[_Pick, str]], controls: list[Control]
         why.append(f"{len(weak)} of {len(task.FAIL_TO_PASS)} FAIL_TO_PASS tests have only copies that a forger "
                    "may tell apart by running them under the unfixed code (an inverted check, an unwrapped "
                    "pytest.raises, a change before the check the bug breaks) or by reading them (None or ... "
-                   "for a boolean or an empty container, a builtin error class no library raises)")
+                   "for a boolean or an empty container, a builtin error class no library raises, a value "
+                   "the problem statement names or the file echoes)")
     mixed = {p.original.id("") for p, _ in made if p.original.mixed and set(p.site.params) == set(p.original.params)}
     if mixed:
         why.append(f"{len(mixed)} FAIL_TO_PASS test(s) with PASS_TO_PASS instances have copies those instances "
@@ -254,12 +255,12 @@ class _Pick:
 
 
 def _pick(originals: list[_Original], parsed: dict[str, Source], rng: random.Random, count: int,
-          fails_at: dict[str, int], classes: Classes | None) -> list[_Pick]:
+          fails_at: dict[str, int], classes: Classes | None, hint: str) -> list[_Pick]:
     """A copy of every FAIL_TO_PASS test: one without a copy would be known to be real, and free
     to forge; then more of them, up to F2P_COPIES each. Then, until there are `count` controls: copies of unseen PASS_TO_PASS tests, more
     copies of the same tests at the same site (a group of twins shows no original), tests the
     agent saw."""
-    sites = {id(o): _site(o, parsed[o.path], rng, fails_at, classes) for o in originals}
+    sites = {id(o): _site(o, parsed[o.path], rng, fails_at, classes, hint) for o in originals}
     usable = [o for o in rng.sample(originals, len(originals)) if sites[id(o)]]
     picks: list[_Pick] = []
 
@@ -291,7 +292,8 @@ def _pick(originals: list[_Original], parsed: dict[str, Source], rng: random.Ran
     return picks
 
 
-def _site(o: _Original, src: Source, rng: random.Random, fails_at: dict[str, int], classes: Classes | None) -> _Site | None:
+def _site(o: _Original, src: Source, rng: random.Random, fails_at: dict[str, int], classes: Classes | None,
+          hint: str) -> _Site | None:
     """A literal in the body (every instance of the copy fails), else the parametrize row of each
     FAIL_TO_PASS instance (or of one instance), else an assertion to invert; numbers first, then
     strings, and values a reader spots (None for a boolean, an error class) last.
@@ -302,7 +304,6 @@ def _site(o: _Original, src: Source, rng: random.Random, fails_at: dict[str, int
     where that is not known, the last statement that has a site is the best guess."""
     seen = [fails_at[i] for p in o.f2p_params if (i := o.id(p)) in fails_at]
     floor = max(seen) if seen else None
-    test = values.test_span(src, o.fn)
     copies = max(F2P_COPIES, CONTROLS)
 
     def choose(sites: list[tuple[int, ast.expr]]) -> tuple[ast.expr, int, bool]:
@@ -310,13 +311,13 @@ def _site(o: _Original, src: Source, rng: random.Random, fails_at: dict[str, int
         top = floor if floor is not None else max(i for i, _ in sites)
         late = [(i, n) for i, n in sites if i >= top]
         leaves = [(i, mutants.leaf(n, rng), rng.random()) for i, n in late or sites]
-        traces = {id(n): values.trace(src, n, test, copies, classes) for _, n, _ in leaves}
+        traces = {id(n): values.trace(src, n, copies, classes, hint) for _, n, _ in leaves}
         i, node, _ = min(leaves, key=lambda c: (traces[id(c[1])], c[2]))
         return node, i, not late or traces[id(node)] == 2
 
     def at(chosen: list[tuple[ast.expr, int, bool]], params: list[str]) -> _Site:
         flip = floor is not None and all(i > floor for _, i, _ in chosen)
-        group = values.Group(copies=copies, spot=rng.random(), flip=flip, test=test, classes=classes)
+        group = values.Group(copies=copies, spot=rng.random(), flip=flip, classes=classes, hint=hint)
         return _Site([n for n, _, _ in chosen], params, group, told=any(t for _, _, t in chosen))
 
     body = mutants.strong_sites(o.fn, "")

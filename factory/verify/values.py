@@ -53,17 +53,16 @@ class Group:
     the original and its copies side by side finds no member special: numbers 2 to 9 from every
     other member and on one side of zero, with the original at a random rank (not their centre);
     strings changed at one character (the same in every copy, else the original is their common
-    middle) to ones that leave the text as familiar as it was (`_familiar`), digits there 2 or
-    more apart; strings the file echoes elsewhere replaced by others it echoes as well."""
+    middle) to ones that leave the text as familiar as it was (`familiar`), digits there 2 or
+    more apart."""
 
     copies: int
     spot: float
     """Which safe character of a string changes, in [0, 1)."""
     flip: bool = False
     """Booleans may become each other (the check comes after the one the bug breaks)."""
-    test: tuple[int, int] = (0, 0)
-    """Bytes of the original test, from its `def` line to its end: a reader comparing echoes of a
-    string counts them in the rest of the file (its decorators' other rows included)."""
+    hint: str = ""
+    """The task's problem statement: the agent has it, and a value it names shows the original."""
     classes: Classes | None = None
     """The repo's class tree, for the error classes a copy of a raise-only test may expect."""
     drawn: dict[int, list] = field(default_factory=dict)
@@ -94,18 +93,11 @@ def frame(value: float, copies: int, rng: random.Random, low: float | None = Non
     return offsets
 
 
-def test_span(src: Source, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[int, int]:
-    """Bytes of test `fn` from its `def` line to its end (its decorators stay outside)."""
-    return src.at(fn.lineno), src.starts[fn.end_lineno]
-
-
-def corpus(src: Source, test: tuple[int, int], node: ast.expr) -> str:
-    """The file as a reader counting echoes of `node`'s string sees it: without the test's body and
-    without the string itself (a parametrize row sits outside the body)."""
+def corpus(src: Source, node: ast.expr) -> str:
+    """The file as a reader counting echoes of `node`'s string sees it: all of it, the test's own
+    inputs and the other rows of its table included, but the string itself."""
     start, end = src.span(node)
-    data = src.data[:start] + b"\0" + src.data[end:] if end <= test[0] else src.data
-    shift = len(data) - len(src.data)
-    return (data[:test[0] + shift] + data[test[1] + shift:]).decode(errors="replace")
+    return (src.data[:start] + b"\0" + src.data[end:]).decode(errors="replace")
 
 
 def _windows(text: str, i: int) -> list[str]:
@@ -113,7 +105,7 @@ def _windows(text: str, i: int) -> list[str]:
     return [text, *(text[a:a + w] for w in (2, 3, 4) for a in range(max(0, i - w + 1), i + 1) if a + w <= len(text))]
 
 
-def _familiar(text: str, i: int, corpus: str) -> float:
+def familiar(text: str, i: int, corpus: str) -> float:
     """How familiar a reader finds `text` around position i: how often the file already has it."""
     return sum(math.log1p(corpus.count(w)) for w in _windows(text, i))
 
@@ -135,32 +127,16 @@ def _letters(body: str, i: int, corpus: str) -> list[str]:
     one letter changed in a word is a typo, and counting how often the file has each stretch finds it."""
     ch = body[i]
     pool = (string.ascii_uppercase if ch.isupper() else string.ascii_lowercase).replace(ch, "")
-    base = _familiar(body, i, corpus)
-    return [c for c in pool if _familiar(body[:i] + c + body[i + 1:], i, corpus) >= base]
-
-
-def echoes(src: Source, node: ast.expr, text: str) -> list[str]:
-    """Other strings of the file that, like this one, appear elsewhere in it and look like it (the
-    same kinds of characters, about as long): where a string is echoed, as a table's expected
-    values often are, its copies expect one of these, so that every twin is echoed alike."""
-    value = node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
-
-    def kinds(t: str) -> set[str]:
-        return {"d" if c.isdigit() else "a" if c.isalpha() else c for c in t}
-
-    if value is None:
-        return []
-    seen = {n.value for n in ast.walk(src.tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
-    return sorted(t for t in seen if t != value and t and abs(len(t) - len(value)) <= 3 and kinds(t) == kinds(value)
-                  and "\n" not in t and text.count(repr(t)[1:-1]) >= 1)
+    base = familiar(body, i, corpus)
+    return [c for c in pool if familiar(body[:i] + c + body[i + 1:], i, corpus) >= base]
 
 
 def _digit_sets(body: str, i: int, text: str, copies: int) -> list[list[str]]:
     """Sets of `copies` digits for position i, each 2 or more from the original and from each other
     (a digit 2 from the original but 1 from another copy shows which is the original), none leaving
     the text less familiar than the original."""
-    base, digit = _familiar(body, i, text), int(body[i])
-    fit = [d for d in range(10) if abs(d - digit) >= 2 and _familiar(body[:i] + str(d) + body[i + 1:], i, text) >= base]
+    base, digit = familiar(body, i, text), int(body[i])
+    fit = [d for d in range(10) if abs(d - digit) >= 2 and familiar(body[:i] + str(d) + body[i + 1:], i, text) >= base]
     return [[str(d) for d in c] for c in itertools.combinations(fit, copies)
             if all(abs(a - b) >= 2 for a, b in itertools.combinations(c, 2))]
 
@@ -184,17 +160,29 @@ def safe_spots(literal: str, text: str, copies: int = 1) -> list[int]:
     return digits or [i for i in spots if body[i].isalpha() and len(_letters(body, i, text)) >= copies]
 
 
-def trace(src: Source, node: ast.expr, test: tuple[int, int], copies: int = 1, classes: Classes | None = None) -> int:
+def named_in(hint: str, node: ast.expr) -> bool:
+    """The problem statement names the literal's value (a number of two digits or more, as a word
+    of its own: single digits are in every text)."""
+    value = node.value if isinstance(node, ast.Constant) else None
+    if isinstance(value, str):
+        return len(value) >= 2 and value in hint
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value) >= 10 and bool(
+        re.search(rf"(?<![\w.]){re.escape(repr(value))}(?![\w]|\.\d)", hint))
+
+
+def trace(src: Source, node: ast.expr, copies: int = 1, classes: Classes | None = None, hint: str = "") -> int:
     """What a reader who sees a site's copies beside their original can go on: 0 nothing (a number),
     1 little (a string changed where its surroundings are as familiar either way), 2 enough (`odd`
-    values, an expected error class from the builtin list, a string the file echoes)."""
+    values, an expected error class from the builtin list, a string the file echoes, a value the
+    problem statement names)."""
+    if named_in(hint, getattr(node, "operand", node)):
+        return 2
     if isinstance(node, (ast.Name, ast.Attribute)):
         return 1 if file_errors(src, tail(node), classes) else 2
     if odd(node):
         return 2
     if isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes)):
-        text = corpus(src, test, node)
-        return 1 if safe_spots(src.text(*src.span(node)), text, copies) or len(echoes(src, node, text)) >= copies else 2
+        return 1 if safe_spots(src.text(*src.span(node)), corpus(src, node), copies) else 2
     return 0
 
 
@@ -227,15 +215,7 @@ def mutate(src: Source, node: ast.expr, rng: random.Random, group: Group | None 
                                                               -1 if value < 0 else None))
         new = str(int(shifted)) if isinstance(value, int) else repr(float(shifted))
     else:
-        text = corpus(src, group.test, node)
-        found = _text_spots(old)
-        others = [] if found is None or safe_spots(old, text, group.copies) else [
-            t for t in echoes(src, node, text) if old[found[0] - 1] not in t and "\\" not in t]  # in the same quotes
-        if len(others) >= group.copies:
-            head, body, _ = found
-            new = old[:head] + group.nth(start, nth, lambda: rng.sample(others, len(others))) + old[head + len(body):]
-        else:
-            new = _mutate_text(old, rng, group, start, nth, text)
+        new = _mutate_text(old, rng, group, start, nth, corpus(src, node))
     try:
         changed = ast.literal_eval(new)
     except (ValueError, SyntaxError):

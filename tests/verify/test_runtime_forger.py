@@ -108,8 +108,9 @@ def test_the_demo_task_set_leaves_few_failing_tests_to_a_forger_that_runs_them()
         total += len(task.FAIL_TO_PASS)
         assert all(i in task.FAIL_TO_PASS for i in plan.told_apart)
         assert bool(plan.told_apart) == ("may tell apart" in plan.weak)
-    # unvalidated (inverted checks count as told apart): 16 of 30 on 2026-12-01
-    assert total == 30 and told <= 16, told
+    # unvalidated (inverted checks count as told apart), and the demo's issues name most expected
+    # values (a reader of the issue tells the right one): 24 of 30 on 2026-12-01
+    assert total == 30 and told <= 24, told
 
 
 def test_a_statement_is_found_by_its_line_in_the_file_as_it_ran():
