@@ -63,9 +63,11 @@ class Classes:
 
     def unrelated(self, a: str, b: str) -> bool:
         """Nothing raised as an `a` can be a `b`: neither derives from the other, no class from both,
-        as far as a tree known whole shows (else False)."""
+        as far as a tree known whole shows (else False). `a` must be the repo's own: a builtin `a`
+        may be raised as a library's class of both (numpy's AxisError is a ValueError and an
+        IndexError), which no tree of the repo shows."""
         trees = {c: self.ancestors(c) for c in self.bases}
-        if not self.whole or None in trees.values():
+        if not self.whole or None in trees.values() or a not in self.bases:
             return False
         above_a, above_b = self.ancestors(a), self.ancestors(b)
         if above_a is None or above_b is None or a in above_b or b in above_a:

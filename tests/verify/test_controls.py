@@ -437,6 +437,7 @@ def test_the_class_tree_says_which_errors_nothing_raised_as_one_can_be_the_other
         c.__name__ for c in ValueError.__mro__)}
     assert CLASSES.ancestors("Plain") == {"Plain", "object"} and not CLASSES.error("Plain") and CLASSES.error("KeyError")
     assert CLASSES.unrelated("InvalidRange", "InvalidVersion") and CLASSES.unrelated("InvalidVersion", "TypeError")
+    assert not CLASSES.unrelated("ValueError", "IndexError")  # a library's error may be both (numpy's AxisError)
     assert not CLASSES.unrelated("InvalidRange", "SemverError")  # a base
     assert not CLASSES.unrelated("InvalidRange", "WildcardError")  # a fix may raise the subclass
     assert not CLASSES.unrelated("InvalidRange", "KeyError")  # Both derives from the two
