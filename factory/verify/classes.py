@@ -16,6 +16,7 @@ no two classes count as unrelated and copies fall back to a builtin no library r
 from __future__ import annotations
 
 import builtins
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -33,6 +34,8 @@ class Classes:
     """Class name -> the names of its bases, over every class of that name in the repo."""
     whole: bool = True
     """Every header was read whole (none spans lines)."""
+    _trees: dict[str, set[str] | None] = field(default_factory=dict, repr=False, compare=False)
+    """Each class's ancestry once worked out (the tree does not change once read)."""
 
     @classmethod
     def parse(cls, listing: str) -> Classes:
@@ -44,32 +47,43 @@ class Classes:
         return found
 
     def ancestors(self, name: str, _seen: frozenset[str] = frozenset()) -> set[str] | None:
-        """`name` and every class it derives from; None where some of that is not known."""
+        """`name` and every class it derives from; None where some of that is not known (a base the
+        headers do not define, or a cycle: either way whatever path leads there, so kept once found)."""
+        if name in self._trees:
+            return self._trees[name]
         builtin = getattr(builtins, name, None)
         if isinstance(builtin, type) and name not in self.bases:
             return {c.__name__ for c in builtin.__mro__}
         if name not in self.bases or name in _seen:
             return None
-        found = {name}
+        found: set[str] | None = {name}
         for base in self.bases[name] or {"object"}:
             above = self.ancestors(base, _seen | {name})
             if above is None:
-                return None
+                found = None
+                break
             found |= above
+        self._trees[name] = found
         return found
 
     def error(self, name: str) -> bool:
         return "BaseException" in (self.ancestors(name) or ())
+
+    @functools.cached_property
+    def _every_tree(self) -> list[set[str]] | None:
+        """The ancestry of every class of the repo; None when any is not known."""
+        trees = [self.ancestors(c) for c in self.bases]
+        return None if not self.whole or None in trees else trees
 
     def unrelated(self, a: str, b: str) -> bool:
         """Nothing raised as an `a` can be a `b`: neither derives from the other, no class from both,
         as far as a tree known whole shows (else False). `a` must be the repo's own: a builtin `a`
         may be raised as a library's class of both (numpy's AxisError is a ValueError and an
         IndexError), which no tree of the repo shows."""
-        trees = {c: self.ancestors(c) for c in self.bases}
-        if not self.whole or None in trees.values() or a not in self.bases:
+        trees = self._every_tree
+        if trees is None or a not in self.bases:
             return False
         above_a, above_b = self.ancestors(a), self.ancestors(b)
         if above_a is None or above_b is None or a in above_b or b in above_a:
             return False
-        return not any({a, b} <= tree for tree in trees.values())
+        return not any({a, b} <= tree for tree in trees)

@@ -18,6 +18,7 @@ no hidden test can be copied at all, a planted test that fails is the control; e
 from __future__ import annotations
 
 import ast
+import functools
 import random
 import re
 import secrets
@@ -75,10 +76,8 @@ class ControlPlan:
     def statement_at(self, nodeid: str, line: int) -> int | None:
         """Which top-level statement of test `nodeid`'s body (as it ran) holds `line` of its file."""
         path, classes, name, _ = _split(nodeid)
-        try:
-            found = _find(ast.parse(self.files[path]), classes, name) if path in self.files else None
-        except SyntaxError:
-            return None
+        tree = _parsed(self.files[path]) if path in self.files else None
+        found = _find(tree, classes, name) if tree else None
         body = found[0].body if found else []
         return next((i for i, stmt in enumerate(body) if stmt.lineno <= line <= stmt.end_lineno), None)
 
@@ -105,6 +104,15 @@ class _Original:
 
     def id(self, param: str) -> str:
         return "::".join([self.path, *self.classes, self.fn.name]) + (f"[{param}]" if param else "")
+
+
+@functools.lru_cache(maxsize=16)
+def _parsed(text: str) -> ast.Module | None:
+    """A planted file parsed once, however many of its tests' failures are placed in it."""
+    try:
+        return ast.parse(text)
+    except SyntaxError:
+        return None
 
 
 def _split(nodeid: str) -> tuple[str, tuple[str, ...], str, str]:
@@ -173,16 +181,15 @@ def plan_controls(task: Task, sources: dict[str, str], rng: random.Random, count
     renamed = {i: moved[base] + i[len(base):] for i in ids if (base := i.partition("[")[0]) in moved}
     run_ids = [renamed.get(i, i) for i in ids]
     told = {p.original.id(param) for p, _ in made if p.site.told for param in p.site.params}
+    told_apart = [i for i in task.FAIL_TO_PASS if i in told]
     return ControlPlan(files=files, controls=controls, ids=_order([*run_ids, *companions], controls, files, rng),
-                       renamed=renamed, weak=_weakness(task, made, controls, told),
-                       told_apart=[i for i in task.FAIL_TO_PASS if i in told])
+                       renamed=renamed, weak=_weakness(task, made, controls, told_apart), told_apart=told_apart)
 
 
-def _weakness(task: Task, made: list[tuple[_Pick, str]], controls: list[Control], told: set[str]) -> str:
-    """What a forger could get past these controls without guessing."""
+def _weakness(task: Task, made: list[tuple[_Pick, str]], controls: list[Control], weak: list[str]) -> str:
+    """What a forger could get past these controls without guessing (`weak`: the told-apart tests)."""
     covered = {c.original for c in controls}
     missing = [i for i in task.FAIL_TO_PASS if i not in covered]
-    weak = [i for i in task.FAIL_TO_PASS if i in told]
     why = []
     if missing:
         why.append(f"{len(missing)} of {len(task.FAIL_TO_PASS)} FAIL_TO_PASS tests have no control, e.g. {missing[0]}")

@@ -13,11 +13,13 @@ how much a site leaves a reader to go on, so that the planner takes the quietest
 from __future__ import annotations
 
 import ast
+import functools
 import itertools
 import math
 import random
 import re
 import string
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -93,11 +95,43 @@ def frame(value: float, copies: int, rng: random.Random, low: float | None = Non
     return offsets
 
 
-def corpus(src: Source, node: ast.expr) -> str:
+class Corpus:
+    """A file's text as a reader counting echoes sees it, counted fast: `count` is `str.count`, but
+    a stretch the text does not hold at all (most of the candidates a copy is scored on) costs a
+    lookup, not a scan of the whole file."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self._grams = Counter(text[a:a + n] for n in (2, 3, 4) for a in range(len(text) - n + 1))
+        self._counts: dict[str, int] = {}
+
+    def count(self, part: str) -> int:
+        if part not in self._counts:
+            short = part if len(part) <= 4 else part[:4]
+            if len(short) >= 2 and not self._grams[short]:
+                self._counts[part] = 0  # absent as a stretch of its own: absent as part of anything longer
+            elif len(part) <= 4 and len(part) >= 2 and not _overlaps(part):
+                self._counts[part] = self._grams[part]  # no overlapping occurrences: the same as str.count
+            else:
+                self._counts[part] = self.text.count(part)
+        return self._counts[part]
+
+
+def _overlaps(part: str) -> bool:
+    """Two occurrences of `part` can overlap ("aa", "abab"): `str.count` counts them once."""
+    return any(part[:k] == part[-k:] for k in range(1, len(part)))
+
+
+@functools.lru_cache(maxsize=8)
+def _corpus(src: Source, start: int, end: int) -> Corpus:
+    return Corpus((src.data[:start] + b"\0" + src.data[end:]).decode(errors="replace"))
+
+
+def corpus(src: Source, node: ast.expr) -> Corpus:
     """The file as a reader counting echoes of `node`'s string sees it: all of it, the test's own
-    inputs and the other rows of its table included, but the string itself."""
-    start, end = src.span(node)
-    return (src.data[:start] + b"\0" + src.data[end:]).decode(errors="replace")
+    inputs and the other rows of its table included, but the string itself (built once per string:
+    the planner scores a site and then makes each of its copies)."""
+    return _corpus(src, *src.span(node))
 
 
 def _windows(text: str, i: int) -> list[str]:
@@ -105,9 +139,10 @@ def _windows(text: str, i: int) -> list[str]:
     return [text, *(text[a:a + w] for w in (2, 3, 4) for a in range(max(0, i - w + 1), i + 1) if a + w <= len(text))]
 
 
-def familiar(text: str, i: int, corpus: str) -> float:
+def familiar(text: str, i: int, corpus: Corpus | str) -> float:
     """How familiar a reader finds `text` around position i: how often the file already has it."""
-    return sum(math.log1p(corpus.count(w)) for w in _windows(text, i))
+    counted = corpus if isinstance(corpus, Corpus) else Corpus(corpus)
+    return sum(math.log1p(counted.count(w)) for w in _windows(text, i))
 
 
 def _text_spots(literal: str) -> tuple[int, str, list[int]] | None:
@@ -122,7 +157,7 @@ def _text_spots(literal: str) -> tuple[int, str, list[int]] | None:
     return head, body, [i for i, ch in enumerate(body) if ch.isascii() and ch.isalnum()]
 
 
-def _letters(body: str, i: int, corpus: str) -> list[str]:
+def _letters(body: str, i: int, corpus: Corpus) -> list[str]:
     """Letters for position i that leave the text at least as familiar to a reader as the original:
     one letter changed in a word is a typo, and counting how often the file has each stretch finds it."""
     ch = body[i]
@@ -131,7 +166,7 @@ def _letters(body: str, i: int, corpus: str) -> list[str]:
     return [c for c in pool if familiar(body[:i] + c + body[i + 1:], i, corpus) >= base]
 
 
-def _digit_sets(body: str, i: int, text: str, copies: int) -> list[list[str]]:
+def _digit_sets(body: str, i: int, text: Corpus, copies: int) -> list[list[str]]:
     """Sets of `copies` digits for position i, each 2 or more from the original and from each other
     (a digit 2 from the original but 1 from another copy shows which is the original), none leaving
     the text less familiar than the original."""
@@ -146,7 +181,7 @@ def _spread(digit: str, copies: int, rng: random.Random) -> list[str]:
     return [str(int(digit) + o) for o in frame(int(digit), copies, rng, 0, 9, gaps=(2,))]
 
 
-def safe_spots(literal: str, text: str, copies: int = 1) -> list[int]:
+def safe_spots(literal: str, text: Corpus, copies: int = 1) -> list[int]:
     """Characters of a string literal whose change leaves no trace a reader can count: digits
     (copies 2 or more apart, none more familiar), else letters with `copies` replacements no less
     familiar than the original. None where the file echoes the whole string elsewhere."""
@@ -154,7 +189,7 @@ def safe_spots(literal: str, text: str, copies: int = 1) -> list[int]:
     if found is None:
         return []
     _, body, spots = found
-    if body in text:
+    if body in text.text:
         return []
     digits = [i for i in spots if body[i].isdigit() and _digit_sets(body, i, text, copies)]
     return digits or [i for i in spots if body[i].isalpha() and len(_letters(body, i, text)) >= copies]
@@ -226,7 +261,7 @@ def mutate(src: Source, node: ast.expr, rng: random.Random, group: Group | None 
     return Edit(start, end, new)
 
 
-def _mutate_text(literal: str, rng: random.Random, group: Group, key: int, nth: int, text: str) -> str:
+def _mutate_text(literal: str, rng: random.Random, group: Group, key: int, nth: int, text: Corpus) -> str:
     """Change one letter or digit inside a string literal (a safe one where there is one); insert
     one where none can change."""
     found = _text_spots(literal)

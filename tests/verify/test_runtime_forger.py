@@ -40,7 +40,7 @@ TASKS = [t.model_copy(update={"fails_at": {}, "test_seconds": None})
          for t in load_tasks(TasksConfig(source=str(DEMO), skip_invalid=False)).tasks]
 
 
-def run(repo: Path, plan: ControlPlan, task: Task, tmp: Path) -> tuple[TestRun, dict[str, dict]]:
+def run(repo: Path, plan: ControlPlan, tmp: Path) -> tuple[TestRun, dict[str, dict]]:
     """The plan's tests under the real reporting plugin: the graded run, and each test's call record."""
     report = tmp / "records.jsonl"
     with report.open("wb") as out:
@@ -74,21 +74,21 @@ def test_copies_fail_under_the_unfixed_code_as_their_originals_do(task: Task, tm
 
     # validation's empty patch: where each FAIL_TO_PASS test fails
     empty = planted(plan_controls(task, sources, random.Random(0)))
-    verdict = grade(task, run(repo, empty, task, tmp_path)[0], [])
+    verdict = grade(task, run(repo, empty, tmp_path)[0], [])
     assert verdict.reason is Reason.tests_failed and set(verdict.fails_at) <= set(task.FAIL_TO_PASS)
     assert verdict.fails_at, "validation learns where the bug strikes"
     validated = task.model_copy(update={"fails_at": verdict.fails_at})
 
     for seed in (1, 2):
         plan = planted(plan_controls(validated, sources, random.Random(seed), classes=classes))
-        unfixed, calls = run(repo, plan, validated, tmp_path)
+        unfixed, calls = run(repo, plan, tmp_path)
         for control in plan.controls:
             if control.original not in task.FAIL_TO_PASS or control.original in plan.told_apart:
                 continue
             original = plan.renamed.get(control.original, control.original)
             assert outcome(unfixed, calls, control.nodeid) == outcome(unfixed, calls, original), control
         subprocess.run(["git", "apply"], input=task.gold_patch, text=True, cwd=repo, check=True)
-        gold, calls = run(repo, plan, validated, tmp_path)
+        gold, calls = run(repo, plan, tmp_path)
         fixed = grade(validated, gold, [])
         assert fixed.resolved, fixed  # every original passed and every control failed
         assert all(calls[c.nodeid]["outcome"] == "failed" for c in plan.controls)
