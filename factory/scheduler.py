@@ -26,7 +26,7 @@ import math
 import signal
 import time
 import zlib
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -120,6 +120,7 @@ class Scheduler:
         self.budget = Budget(pipeline)
         self.write_error: StorageError | None = None  # the first run file that could not be written
         self.late: set[asyncio.Future] = set()  # work that passed an attempt's deadline, finishing unawaited
+        self.outstanding: Counter[str] = Counter()  # per image: units queued or in flight (`_settled`)
 
     # ------------------------------------------------------------------ plan
 
@@ -176,6 +177,7 @@ class Scheduler:
             if not self.keeper.needs(task) or state.gave_up:
                 self.result.not_needed += not state.gave_up
                 del queue[i]
+                self._settled(unit.task.image)
                 continue
             # never bet more attempts than could still be needed, or than the failure allowance left
             needed = self.keeper.needs(task, state.inflight)
@@ -203,6 +205,8 @@ class Scheduler:
                 self._absorb(attempt)
             # any other error_class: infrastructure ended the sampling; `_units` queues it again
         queue = self._units(pending={_unit_id(a.key) for a in unverified})
+        self.outstanding = Counter(u.task.image for u in queue) + Counter(self.tasks_by_id[a.key.instance_id].image
+                                                                          for a in unverified)
         if self.progress:
             self.progress.start(total=len(queue) + len(unverified) + self.result.resumed, done=self.result.resumed,
                                 before=self.result.attempts, kept=self.result.kept, spent=self.result.spent_usd)
@@ -299,6 +303,7 @@ class Scheduler:
             self._finish(attempt)
         finally:
             self.state[unit.task.instance_id].inflight -= 1
+            self._settled(unit.task.image)
             if sampling:
                 self._sampled(unit, None)
             if self.progress:
@@ -365,6 +370,7 @@ class Scheduler:
             self._finish(attempt)
         finally:
             self.state[attempt.key.instance_id].inflight -= 1
+            self._settled(self.tasks_by_id[attempt.key.instance_id].image)
             if self.progress:
                 self.progress.ended(attempt.key)
             self.running.discard(asyncio.current_task())
@@ -422,6 +428,12 @@ class Scheduler:
         trajectory.possibly_billed = _cut_off(teacher)  # the journal is gone once the attempt is saved
         trajectory.wall_seconds = trajectory.wall_seconds or time.monotonic() - started
         return trajectory
+
+    def _settled(self, image: str) -> None:
+        """A unit of `image` ran or was dropped; with none left, the pool may let the image go."""
+        self.outstanding[image] -= 1
+        if self.outstanding[image] == 0:
+            self.pool.done_with(image)
 
     # ------------------------------------------------------------------ signals
 
