@@ -112,7 +112,7 @@ class Scheduler:
         self.keeper = keeper or Keeper(pipeline.filters)
         self.result = RunResult(tasks=len(tasks), cap=self.keeper.wanted)
         self.slots = asyncio.Semaphore(pipeline.sampling.max_in_flight)
-        self.verify_slots = asyncio.Semaphore(max(1, pipeline.sampling.max_in_flight // 2))
+        self.verify_slots = asyncio.Semaphore(pipeline.verifier.concurrency())
         self.changed = asyncio.Event()
         self.running: set[asyncio.Task] = set()
         self.stopping = False

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from collections import Counter
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from factory.records import Completion, Message, Task, ToolCall, Verdict
 from factory.run import build_run
 from factory.runs import RunStore
 from factory.scheduler import Scheduler
+from factory.verify.config import VerifierConfig
 from tests.filters.attempt_builder import attempt, bash, distinct, patch_for, submit
 
 FIX_A, FIX_B = patch_for("return 2"), patch_for("return 3")
@@ -232,3 +234,36 @@ async def test_progress_holds_to_the_limit_and_carries_its_counts_across_a_resum
     assert (again.done, again.verified, again.resolved, again.kept) == (first.done, first.verified, first.resolved,
                                                                          first.kept)
     assert "of" in again.figures()["resolved"] and "verified" in again.figures()["resolved"]
+
+
+class CountingVerifier(SlowVerifier):
+    """Notes how many verifications run at once."""
+
+    def __init__(self):
+        self.now = self.most = 0
+
+    async def verify(self, task: Task, patch: str) -> Verdict:
+        self.now += 1
+        self.most = max(self.most, self.now)
+        try:
+            return await super().verify(task, patch)
+        finally:
+            self.now -= 1
+
+
+@pytest.mark.parametrize("limit", [1, 3])
+async def test_verifications_at_once_follow_the_verifier_setting_not_the_sampling_limit(tmp_path, limit):
+    p = pipeline(SETTINGS["cap off"], in_flight=8).model_copy(deep=True)
+    p.verifier.max_concurrent = limit
+    tasks = [Task(instance_id=f"t{i}", repo="r", problem_statement="", image="none") for i in range(4)]
+    store = RunStore(tmp_path / "run")
+    store.start("", "test", "test")
+    verifier = CountingVerifier()
+    result = await Scheduler(p, tasks, {"scripted-actor": PlanTeacher()}, store, pool=PlanPool(),
+                             verifier=verifier).run()
+    assert verifier.most == limit  # reached, never passed: 8 in flight would have allowed 4 before
+    assert all(a.verdict is not None for a in result.attempts)
+
+
+def test_verifications_default_to_one_per_core():
+    assert VerifierConfig().concurrency() == os.cpu_count()

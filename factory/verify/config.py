@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from pydantic import Field
 
 from factory.section import Section
@@ -16,10 +18,17 @@ class VerifierConfig(Section):
     """... but never less than this many seconds (a stall then costs a minute, not a quarter hour)."""
     memory: str = "4g"
     """Memory limit of the verification container."""
+    max_concurrent: int | None = Field(default=None, ge=1)
+    """Verifications at once; None: one per CPU core of this machine. A verification is CPU
+    work (a fresh container, the tests), so more at once only makes each slower; they overlap
+    with sampling, which waits on the teacher."""
     infra_retries: int = Field(default=3, ge=0)
     """Redo a verification this many times (fresh container, backoff) when the engine failed it."""
     retry_wait: float = Field(default=2.0, ge=0)
     """Seconds before the first redo; doubles (with jitter) each time."""
+
+    def concurrency(self) -> int:
+        return self.max_concurrent or os.cpu_count() or 1
 
     def timeout_for(self, measured_seconds: float | None) -> float:
         """The test time limit of a task whose gold fix took `measured_seconds` to verify."""
