@@ -9,6 +9,7 @@ from pathlib import Path
 HERE = Path(__file__).parent
 BENCHES = [
     ["sandbox_bench.py"],
+    ["start_state_bench.py"],
     ["orchestration_bench.py"],
     ["swesmith_loss_bench.py"],
     ["verify_bench.py"],

@@ -140,7 +140,8 @@ def test_kill_9_mid_run_then_resume_loses_and_duplicates_nothing(tmp_path, docke
     keys = warehouse_keys(store)
     assert len(keys) == len(set(keys)) == 6
     assert labelled  # the killed process left containers behind ...
-    assert docker_client.api.containers(all=True, filters={"label": "factory.run=killed"}) == []  # ... reaped
+    left = docker_client.api.containers(all=True, filters={"label": "factory.run=killed"})
+    assert left == [], [(c["State"], c["Status"], c["Labels"]) for c in left]  # ... reaped
 
 
 def test_interrupt_then_resume_gives_the_same_attempts_as_one_run(tmp_path, docker_client):

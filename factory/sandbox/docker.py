@@ -36,12 +36,22 @@ from factory.sandbox.git import (
     COMMIT,
     FACTORY_DIR,
     GIT,
+    borrow,
     commit_start_state,
     diff_script,
     git,
     init_git_dir,
 )
 from factory.sandbox.output import OutputBuffer
+from factory.sandbox.start_image import (
+    ENSURE_USER,
+    IMAGE_GIT,
+    PREFIX,
+    REPO_GIT,
+    STALE_ARTIFACTS,
+    owned_by,
+    start_image,
+)
 
 log = logging.getLogger(__name__)
 
@@ -56,17 +66,7 @@ TIMEOUT_EXIT = 124  # coreutils `timeout`
 KILLED_EXIT = 137
 READY = "/run/factory-start"
 # $1: the user commands run as (created when the image lacks it), $2: seconds to live.
-START = r"""
-user=$1
-if [ "$user" != root ] && ! id -u "$user" >/dev/null 2>&1; then
-  if command -v useradd >/dev/null 2>&1; then
-    useradd --create-home --shell /bin/sh "$user" >/dev/null 2>&1
-  else
-    uid=1000; while cut -d: -f3 /etc/passwd | grep -qx "$uid"; do uid=$((uid + 1)); done
-    echo "$user:x:$uid:$uid::/home/$user:/bin/sh" >> /etc/passwd && echo "$user:x:$uid:" >> /etc/group \
-      && mkdir -p "/home/$user" && chown "$uid:$uid" "/home/$user"
-  fi
-fi
+START = "user=$1" + ENSURE_USER + r"""
 if uid=$(id -u "$user" 2>/dev/null) && gid=$(id -g "$user" 2>/dev/null); then
   line="ready $$ $user $uid $gid"
 else
@@ -75,14 +75,6 @@ fi
 mkdir -p /run && echo "$line" > "$READY.tmp" && mv "$READY.tmp" "$READY"
 exec sleep "$2"
 """.replace("$READY", READY)
-STALE_ARTIFACTS = [
-    "find . -type d \\( -name __pycache__ -o -name .pytest_cache \\) -prune -exec rm -rf {} +",
-    "find . -type f -name '*.py[co]' -exec rm -f {} +",
-]
-"""Steps (in the work tree) that remove what the image's own build left of the code as it was:
-bytecode compiled from the original source (a decompiler reads the fix out of it; a hidden test
-file's holds its names and expected values) and pytest's cache of node ids. Python compiles
-anew; egg-info and other build output stay (an editable install needs them)."""
 WAIT_READY = f"i=0; while [ ! -s {READY} ] && [ $i -lt 6000 ]; do sleep 0.01; i=$((i + 1)); done; cat {READY}"
 
 
@@ -100,6 +92,7 @@ class DockerSandbox:
         self.started_at = time.time()
         self.closed = False
         self.start_commit: str | None = None  # set by `prepare`
+        self.on_start_image = False  # started from a start image (`factory.sandbox.start_image`)
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -125,33 +118,22 @@ class DockerSandbox:
         attempt_id = attempt_id or uuid.uuid4().hex[:12]
         memory = memory or config.memory
         started_at = time.time()
-        try:
-            # created, then started: docker-py's `run` would pull a missing image by itself,
-            # unbounded and unretried; pulls are `factory.sandbox.pull`'s, before this
-            container = await engine.call(
-                engine.client().containers.create,
-                image,
-                ["sh", "-c", START, "factory-start", config.user, str(config.self_destruct_seconds)],
-                auto_remove=True,
-                labels=engine.labels(run_id, attempt_id),
-                network_mode=network or config.network,
-                cap_drop=["ALL"],
-                cap_add=CAPABILITIES,
-                security_opt=["no-new-privileges"],
-                mem_limit=memory,
-                memswap_limit=memory,
-                nano_cpus=int(config.cpus * 1e9),
-                pids_limit=config.pids_limit,
-                environment=ENVIRONMENT,
-                user="root",
-                working_dir="/",
-                init=True,  # an init that reaps orphans, so killed process trees leave no zombies
-            )
-        except EngineGone as exc:
-            raise SandboxStartError(f"image {image} is not on this engine; build it (factory images build), "
-                                    f"pull it or load it") from exc
-        except EngineError as exc:
-            raise SandboxStartError(f"cannot start a container from {image}: {exc}") from exc
+        source = image
+        for again in (False, True):
+            try:
+                image = await start_image(source, workdir, config.user, again=again)
+            except SandboxError as exc:
+                raise SandboxStartError(f"{exc}") from exc
+            try:
+                container = await cls._container(image, config, run_id, attempt_id, network, memory)
+                break
+            except EngineGone as exc:
+                if image != source and not again:
+                    continue  # its start image was removed since it was made (image_cache_gb, a user)
+                raise SandboxStartError(f"image {image} is not on this engine; build it (factory images build), "
+                                        f"pull it or load it") from exc
+            except EngineError as exc:
+                raise SandboxStartError(f"cannot start a container from {image}: {exc}") from exc
         try:
             await engine.call(container.start)
         except EngineError as exc:
@@ -160,6 +142,7 @@ class DockerSandbox:
             raise SandboxStartError(f"cannot start a container from {image}: {exc}") from exc
         sandbox = cls(container, config, workdir)
         sandbox.started_at = started_at
+        sandbox.on_start_image = image.startswith(PREFIX)
         if not wait:
             sandbox.waiting = True
             return sandbox
@@ -177,6 +160,31 @@ class DockerSandbox:
         sandbox.uid, sandbox.gid = int(ready[3]), int(ready[4])
         return sandbox
 
+    @staticmethod
+    async def _container(image: str, config: SandboxConfig, run_id: str, attempt_id: str, network: str | None,
+                         memory: str) -> Container:
+        """A container of `image`, created, not started. Never docker-py's `run`: it pulls a
+        missing image by itself, unbounded and unretried; pulls are `factory.sandbox.pull`'s."""
+        return await engine.call(
+            engine.client().containers.create,
+            image,
+            ["sh", "-c", START, "factory-start", config.user, str(config.self_destruct_seconds)],
+            auto_remove=True,
+            labels=engine.labels(run_id, attempt_id),
+            network_mode=network or config.network,
+            cap_drop=["ALL"],
+            cap_add=CAPABILITIES,
+            security_opt=["no-new-privileges"],
+            mem_limit=memory,
+            memswap_limit=memory,
+            nano_cpus=int(config.cpus * 1e9),
+            pids_limit=config.pids_limit,
+            environment=ENVIRONMENT,
+            user="root",
+            working_dir="/",
+            init=True,  # an init that reaps orphans, so killed process trees leave no zombies
+        )
+
     async def prepare(self, start: StartState, *, files: Mapping[str, str] | None = None, then: str = "") -> str:
         """Bring the repo to the start state and commit it as the only commit.
 
@@ -191,9 +199,12 @@ class DockerSandbox:
         w = shlex.quote(self.workdir)
         steps = [f"{WAIT_READY} | grep -q '^ready '"] if self.waiting else []
         steps.append(f"cd {w}")
+        history = REPO_GIT if self.on_start_image else ".git"
         if start.base_commit:  # the image's own history, before the agent has run anything
-            steps.append(f"{git('.git', '.')} checkout -q -f {shlex.quote(start.base_commit)}")
+            steps.append(f"{git(history, '.')} checkout -q -f {shlex.quote(start.base_commit)}")
         steps += init_git_dir()
+        if self.on_start_image:
+            steps += borrow(IMAGE_GIT)
         uploads = dict(files or {})
         if start.bug_patch:
             uploads[START_PATCH] = start.bug_patch
@@ -202,12 +213,12 @@ class DockerSandbox:
             await self.write_files(uploads, owner="root")
         for path in start.hide_paths:
             steps.append(f"rm -rf -- {shlex.quote(path)}")
-        steps.append(f"rm -rf .git {START_PATCH}")
+        steps.append(f"rm -rf .git {history} {START_PATCH}")
         steps += STALE_ARTIFACTS
         owner = None if self.user == "root" else f"{self.uid}:{self.gid}"
         if owner:  # before the commit: the index's stat cache then holds for the agent's files
-            steps.append(f"chown -R {owner} {w}")
-        steps += commit_start_state(self.workdir, owner)
+            steps.append(owned_by(owner, self.workdir))
+        steps += commit_start_state(self.workdir, owner, IMAGE_GIT if self.on_start_image else None)
         script = " && ".join(steps) + (f" && echo {THEN} && {{ {then}\n}}" if then else "")
         result = await self.exec(script, timeout=600, user="root", output_limit=DIFF_LIMIT)
         before, _, after = result.output.partition(f"\n{THEN}\n")

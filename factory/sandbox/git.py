@@ -83,32 +83,45 @@ def stage(g: str, nested: str) -> str:
     )
 
 
-def init_git_dir() -> list[str]:
-    """Steps (as root) that make a new, empty `GIT_DIR`, in a folder only root may enter."""
-    g = git()
+def init_git_dir(git_dir: str = GIT_DIR) -> list[str]:
+    """Steps (as root) that make a new, empty git dir, in a folder only root may enter."""
+    g = git(git_dir)
     return [
         f"mkdir -p {FACTORY_DIR} && chown root:root {FACTORY_DIR} && chmod 700 {FACTORY_DIR}",
-        f"rm -rf {GIT_DIR}",
+        f"rm -rf {git_dir}",
         f"{g} init -q --template=",
         f"{g} config core.bare false",  # made without a work tree it would be bare; the agent's copy is not
-        f"mkdir -p {GIT_DIR}/info && printf %s {shlex.quote(ATTRIBUTES)} > {GIT_DIR}/info/attributes",
+        f"mkdir -p {git_dir}/info && printf %s {shlex.quote(ATTRIBUTES)} > {git_dir}/info/attributes",
     ]
 
 
-def commit_start_state(workdir: str, owner: str | None) -> list[str]:
+def borrow(image_git: str) -> list[str]:
+    """Steps that start the new `GIT_DIR` from a start image's git dir: its objects through
+    alternates, a copy of its index (whose stat cache spares git re-reading unchanged files)."""
+    return [f"echo {image_git}/objects > {GIT_DIR}/objects/info/alternates", f"cp {image_git}/index {GIT_DIR}/index"]
+
+
+def commit_start_state(workdir: str, owner: str | None, borrowed_from: str | None = None) -> list[str]:
     """Steps (as root, in the work tree) that commit it as the only commit of `GIT_DIR` and give
     the agent a copy as its `.git` (owned by `owner`, "uid:gid"; None for root); the last prints the commit.
 
     The copy's objects are hard links, not copies (a large repo has many): they stay root's and
     read-only, so the agent reads them but cannot change the factory's; the objects it writes
-    itself are new files in folders it owns.
+    itself are new files in folders it owns. A `GIT_DIR` that borrowed objects (`borrow`) gets
+    its own pack of exactly those the start commit reaches, and the git dir it borrowed from is
+    removed: the clean sources it holds (the fix) never reach the agent.
     """
     g = git(GIT_DIR, workdir)
     dot_git = f"{shlex.quote(workdir)}/.git"
     objects = f"{dot_git}/objects"
+    own = [] if borrowed_from is None else [
+        f"echo HEAD | {g} pack-objects --revs -q --window=0 {GIT_DIR}/objects/pack/pack >/dev/null",
+        f"rm -f {GIT_DIR}/objects/info/alternates && {g} prune-packed && rm -rf {borrowed_from}",
+    ]
     steps = [
         stage(g, f"{FACTORY_DIR}/nested"),
         f"{g} commit -q --no-verify --allow-empty -m 'start state'",
+        *own,
         f"rm -rf {dot_git} && mkdir -p {dot_git}",
         f"cp -a {GIT_DIR}/HEAD {GIT_DIR}/config {GIT_DIR}/index {GIT_DIR}/info {GIT_DIR}/refs {dot_git}/",
         f"{{ cp -al {GIT_DIR}/objects {objects} 2>/dev/null || {{ rm -rf {objects} && cp -a {GIT_DIR}/objects {objects}; }}; }}",

@@ -30,6 +30,7 @@ from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait
 from factory.errors import EngineError, SandboxStartError
 from factory.sandbox import engine
 from factory.sandbox.config import SandboxConfig
+from factory.sandbox.start_image import LABEL_OF
 
 log = logging.getLogger(__name__)
 # what a registry says when it will not serve an image at all: retrying cannot help
@@ -157,13 +158,25 @@ class Puller:
             if not entry.done:
                 continue
             try:
-                await engine.call(engine.client().images.remove, entry.image)
+                await _remove(entry.image)
             except EngineError as exc:  # a container uses it, or the engine stumbled: it stays
                 log.info("image %s stays: %s", entry.image, exc)
                 continue
             del self.pulled[entry.image]
             self.pulls.pop(entry.image, None)  # needed again after all: pulled again
             self.note(f"removed {entry.image} (image_cache_gb)")
+
+
+async def _remove(image: str) -> None:
+    """Remove a pulled image's name. When it is the image's last name, the start images made of
+    it go first (its children, which would keep its layers on disk); one that a container uses
+    stays, and so then does the image. Under another name the image stays, and so do they."""
+    client = engine.client()
+    found = await engine.call(client.images.get, image)
+    if len(found.tags) <= 1:
+        for made in await engine.call(client.images.list, filters={"label": f"{LABEL_OF}={found.id}"}):
+            await engine.call(client.images.remove, made.id)
+    await engine.call(client.images.remove, image)
 
 
 async def _present(image: str) -> bool:

@@ -19,6 +19,7 @@ from factory.sandbox.config import SandboxConfig
 from factory.sandbox.docker import DockerSandbox
 from factory.sandbox.images import ensure_images
 from factory.sandbox.pull import ImageUnavailable, Puller
+from factory.sandbox.start_image import LABEL_OF
 from factory.tasks import load_tasks
 from factory.tasks.config import TasksConfig
 from tests.conftest import BASE_IMAGE
@@ -164,8 +165,14 @@ async def test_attempts_that_lacked_their_image_are_redone_on_resume_and_the_cac
     assert len(attempts) == 2 and all(a.error_class == "sandbox_error" for a in attempts)
     assert all(ref in a.trajectory.error and "could not be pulled" in a.trajectory.error for a in attempts)
 
-    repository, tag = ref.rsplit(":", 1)  # the image is pushed to its registry: the resume can have it
-    docker_client.images.get(source).tag(repository, tag)
+    # the image is pushed to its registry, so the resume can have it: an image of its own (the
+    # demo's layers under one more), whose only name here would be the one the run pulls
+    repository, tag = ref.rsplit(":", 1)
+    builder = docker_client.containers.create(source, ["true"], labels={"factory": "1", "factory.run": "test-pull"})
+    try:
+        pushed = builder.commit(repository, tag, changes=['LABEL factory.test="own image"', 'LABEL factory=""'])
+    finally:
+        builder.remove(force=True)
     for event in docker_client.api.push(repository, tag=tag, stream=True, decode=True):
         assert "error" not in event, event
     docker_client.images.remove(ref)
@@ -177,3 +184,5 @@ async def test_attempts_that_lacked_their_image_are_redone_on_resume_and_the_cac
     # it was pushed from (the same layers, under another name) was here before the run and stays
     assert not local(docker_client, ref)
     assert local(docker_client, source)
+    # and the start images made of it went first: they would have kept its layers on disk
+    assert not docker_client.images.list(filters={"label": f"{LABEL_OF}={pushed.id}"})
