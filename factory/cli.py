@@ -96,6 +96,9 @@ def print_summary(outcome) -> None:
     if r.cap is not None:
         console.print(f"  early stop    {r.at_cap} of {r.tasks} task(s) reached the cap of {r.cap} "
                       f"(filters.cap); {r.not_needed} attempt(s) not made")
+    if r.saved:  # every unit never made, by the decision that spared it (factory.allocation)
+        console.print(f"  saved         {sum(r.saved.values())} attempt(s) never made: "
+                      + ", ".join(f"{n} by {why}" for why, n in sorted(r.saved.items())))
     if outcome.build is not None:
         console.print(f"  funnel        {escape(outcome.build.chain.format_funnel())}")
         console.print(f"  dataset       {outcome.build.out_dir} ({outcome.build.rows} rows; card {outcome.build.card.name})")
