@@ -182,3 +182,9 @@ async def test_the_scheduler_records_why_each_task_stopped_and_decides_the_same_
     again, result2, rows2 = await run_cascade(tmp_path, RunStore(tmp_path / "run"))
     assert rows2 == rows and result2.finished == 3 and result2.saved == result.saved
     assert again.allocator.decisions == scheduler.allocator.decisions
+
+
+def test_the_example_in_the_allocation_page_prints_what_it_shows():
+    from tests.docs_examples import run_examples
+
+    assert run_examples("allocation.md") == 1
