@@ -130,6 +130,8 @@ class Forecast:
     ceiling: float | None
     """Every forecast attempt at its teacher's ceiling (`factory.budget.first_ceiling`)."""
     saved: dict[str, float]
+    budget: float | None = None
+    """`budget.max_cost_usd`; the simulation does not stop at it, the lines say where it would."""
 
 
 def forecast(pipeline: Pipeline, tasks: int, pilot: Pilot | None = None) -> Forecast:
@@ -172,7 +174,7 @@ def forecast(pipeline: Pipeline, tasks: int, pilot: Pilot | None = None) -> Fore
         attempts=(min(o.attempts for o in outcomes) * scale, max(o.attempts for o in outcomes) * scale),
         most_attempts=tasks * len(labels) * s.attempts_per_task,
         kept=(min(o.kept for o in outcomes) * scale, max(o.kept for o in outcomes) * scale),
-        cost=cost, ceiling=ceiling, saved=saved,
+        cost=cost, ceiling=ceiling, saved=saved, budget=pipeline.budget.max_cost_usd,
     )
 
 
@@ -189,6 +191,14 @@ def forecast_lines(f: Forecast) -> list[str]:
     if f.ceiling is not None:
         money.append(f"at most ${f.ceiling:.2f} (every attempt at its ceiling)")
     lines.append("cost " + (", ".join(money) if money else "unknown (a teacher has no price and no pilot cost)"))
+    if f.budget is not None and f.cost is not None and f.cost[1] > f.budget:
+        per = f.cost[1] / max(f.attempts[1], 1)
+        lines.append(f"budget ${f.budget:.2f} runs out first: after about {f.budget / per:.0f} attempts")
+    elif f.budget is not None and f.cost is not None:
+        lines.append(f"budget ${f.budget:.2f} covers the expected cost")
+    elif f.budget is not None and f.ceiling is not None and f.ceiling > f.budget:
+        per = f.ceiling / max(f.attempts[1], 1)
+        lines.append(f"budget ${f.budget:.2f}: at least {int(f.budget // per)} attempts fit, each at its ceiling")
     if f.saved:
         lines.append("never made " + ", ".join(f"{v:.0f} by {k}" for k, v in sorted(f.saved.items())))
     return lines

@@ -60,6 +60,20 @@ def test_a_pilot_that_always_passes_forecasts_the_cap_and_one_that_never_does_fo
     assert 400 <= g.attempts[0] <= g.attempts[1] <= 0.75 * g.most_attempts
 
 
+def test_the_forecast_says_where_a_budget_would_stop_the_run(tmp_path):
+    from factory.forecast import forecast_lines
+
+    pilot = read_pilot(pilot_warehouse(tmp_path, {"dear": 0.6, "scripted-cheap": 0.2}), "pilot", (0.25, 0.65))
+    f = forecast(parse_pipeline(PIPELINE.format(extra="") + "budget: {max_cost_usd: 10}\n"), 100, pilot)
+    assert f.cost is not None and f.cost[1] > 10 and f.budget == 10
+    [line] = [line for line in forecast_lines(f) if line.startswith("budget")]
+    fits = int(line.split("about ")[1].split()[0])
+    # dear attempts cost $0.40 and cheap ones nothing: more than 25 attempts fit in $10
+    assert line.startswith("budget $10.00 runs out first") and fits == round(10 * f.attempts[1] / f.cost[1]) > 25
+    rich = forecast(parse_pipeline(PIPELINE.format(extra="") + "budget: {max_cost_usd: 10000}\n"), 100, pilot)
+    assert "budget $10000.00 covers the expected cost" in forecast_lines(rich)
+
+
 def test_without_a_pilot_the_prior_gives_a_range_and_a_turned_off_stop_spends_everything(tmp_path):
     f = forecast(parse_pipeline(PIPELINE.format(extra="")), 200)
     assert f.cost is None and f.ceiling is not None  # no pilot cost; the price gives the most
