@@ -5,7 +5,7 @@ PYTHON     ?= python3
 BASE_IMAGE ?= factory/python:3.11
 BIN        := $(VENV)/bin
 
-.PHONY: setup docker images browser test lint demo bench clean
+.PHONY: setup docker images browser registry test lint demo bench clean
 
 setup: $(VENV)/.installed
 
@@ -22,9 +22,13 @@ images: docker
 
 # Debian's chromium, for the test that opens `factory report`'s page in a headless browser
 browser:
-	@bash scripts/ensure-chromium.sh
+	@bash scripts/ensure-debian.sh browser /usr/bin/chromium chromium fonts-dejavu-core
 
-test: setup docker images browser
+# Debian's registry server, for the tests that pull images from a registry they start on loopback
+registry:
+	@bash scripts/ensure-debian.sh registry /usr/bin/docker-registry docker-registry
+
+test: setup docker images browser registry
 	$(BIN)/pytest -q -ra
 
 lint: setup

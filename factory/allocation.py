@@ -255,11 +255,12 @@ class Allocator:
         mean = self.tasks[unit.task_id].beliefs[unit.teacher].mean(self.hopeless.prior)
         return mean / max(cost(unit.teacher), 1e-6)
 
-    def pick(self, queue: deque, needs: Callable[[str, int], bool],
-             cost: Callable[[str], float] | None = None) -> Unit | None:
+    def pick(self, queue: deque, needs: Callable[[str, int], bool], cost: Callable[[str], float] | None = None,
+             dropped: Callable[[Unit], None] | None = None) -> Unit | None:
         """Pop the unit to start now (None: none may start yet). Units of stopped tasks, and of
-        teachers hopeless on their task, leave the queue for good. Without `cost`, the first
-        eligible unit in queue order; with it, the one of most `value` (the first of equals)."""
+        teachers hopeless on their task, leave the queue for good (each told to `dropped`).
+        Without `cost`, the first eligible unit in queue order; with it, the one of most `value`
+        (the first of equals)."""
         best, best_value, i = None, -1.0, 0
         while i < len(queue):
             unit = queue[i]
@@ -267,6 +268,8 @@ class Allocator:
             if state.stop is not None or state.beliefs[unit.teacher].hopeless:
                 self._save(unit, state)
                 del queue[i]
+                if dropped is not None:
+                    dropped(unit)
                 continue
             if self.allows(unit, needs):
                 if cost is None:

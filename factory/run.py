@@ -37,6 +37,7 @@ from factory.runs import RunStore, identity, new_run_id, write_atomic
 from factory.sandbox import reap_run
 from factory.sandbox.images import ensure_local_images
 from factory.sandbox.pool import SandboxPool
+from factory.sandbox.pull import Puller
 from factory.scheduler import RunResult, Scheduler
 from factory.tasks import load_tasks
 from factory.teachers import build_teacher
@@ -114,11 +115,12 @@ async def _run_held(pipeline: Pipeline, store: RunStore, tasks: list[Task], skip
 
     paid = {teacher_label(t) for t in pipeline.teachers if t.kind != "scripted"}
     warehouse = open_warehouse(pipeline, store, tasks)
-    verifier = DockerVerifier(pipeline.verifier, pipeline.sandbox, run_id=store.run_id)
+    puller = Puller.of(pipeline.sandbox, note=progress.note)  # one per run: the pool's and the verifier's pulls
+    verifier = DockerVerifier(pipeline.verifier, pipeline.sandbox, run_id=store.run_id, puller=puller)
     hooks = render_hooks(build_renderer(template=pipeline.output.template))
     keeper = Keeper(pipeline.filters, count_tokens=hooks.count_tokens)  # the build's own filters and counts
     try:
-        async with SandboxPool(pipeline.sandbox, run_id=store.run_id) as pool:
+        async with SandboxPool(pipeline.sandbox, run_id=store.run_id, puller=puller) as pool:
             scheduler = Scheduler(pipeline, tasks, teachers, store, pool=pool, verifier=verifier,
                                   warehouse=warehouse, progress=progress, journal=paid, keeper=keeper)
             try:

@@ -29,7 +29,7 @@ import math
 import signal
 import time
 import zlib
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -122,6 +122,7 @@ class Scheduler:
         self.budget = Budget(pipeline)
         self.write_error: StorageError | None = None  # the first run file that could not be written
         self.late: set[asyncio.Future] = set()  # work that passed an attempt's deadline, finishing unawaited
+        self.outstanding: Counter[str] = Counter()  # per image: units queued or in flight (`_settled`)
 
     # ------------------------------------------------------------------ plan
 
@@ -160,9 +161,10 @@ class Scheduler:
         Without a budget the scan ends at the first eligible unit (O(in flight) on runs of 100k
         units); under one it weighs every queued unit's expected kept rows per dollar."""
         cost = self.budget.expected if self.budget.limit is not None else None
-        return self.allocator.pick(queue, self.keeper.needs, cost)
+        return self.allocator.pick(queue, self.keeper.needs, cost,
+                                   dropped=lambda unit: self._settled(unit.task.image))
 
-    def _settle(self, queue: deque[Unit]) -> None:
+    def _record_decisions(self) -> None:
         """The run's allocation decisions, worked out again from every attempt on a resume, into
         the result, `allocation.json` and the warehouse's `task_decisions`."""
         self.result.saved = dict(self.allocator.saved)
@@ -191,6 +193,8 @@ class Scheduler:
                 self._absorb(attempt)
             # any other error_class: infrastructure ended the sampling; `_units` queues it again
         queue = self._units(pending={_unit_id(a.key) for a in unverified})
+        self.outstanding = Counter(u.task.image for u in queue) + Counter(self.tasks_by_id[a.key.instance_id].image
+                                                                          for a in unverified)
         if self.progress:
             self.progress.start(total=len(queue) + len(unverified) + self.result.resumed, done=self.result.resumed,
                                 before=self.result.attempts, kept=self.result.kept, spent=self.result.spent_usd)
@@ -206,7 +210,7 @@ class Scheduler:
                 await asyncio.wait(set(self.running), return_when=asyncio.FIRST_COMPLETED)
             while self.late:  # work that came late, and the release of what it made
                 await asyncio.gather(*self.late, return_exceptions=True)
-            self._settle(queue)
+            self._record_decisions()
         finally:
             await self._cancel_all()
             self._remove_signals()
@@ -288,6 +292,7 @@ class Scheduler:
             self._finish(attempt)
         finally:
             self.allocator.ended(unit.task_id, unit.teacher)
+            self._settled(unit.task.image)
             if sampling:
                 self._sampled(unit, None)
             if self.progress:
@@ -354,6 +359,7 @@ class Scheduler:
             self._finish(attempt)
         finally:
             self.allocator.ended(attempt.key.instance_id, attempt.key.teacher)
+            self._settled(self.tasks_by_id[attempt.key.instance_id].image)
             if self.progress:
                 self.progress.ended(attempt.key)
             self.running.discard(asyncio.current_task())
@@ -411,6 +417,12 @@ class Scheduler:
         trajectory.possibly_billed = _cut_off(teacher)  # the journal is gone once the attempt is saved
         trajectory.wall_seconds = trajectory.wall_seconds or time.monotonic() - started
         return trajectory
+
+    def _settled(self, image: str) -> None:
+        """A unit of `image` ran or was dropped; with none left, the pool may let the image go."""
+        self.outstanding[image] -= 1
+        if self.outstanding[image] == 0:
+            self.pool.done_with(image)
 
     # ------------------------------------------------------------------ signals
 

@@ -151,16 +151,29 @@ class Cheap(PlanTeacher):
     name, model = "scripted-cheap", "scripted-cheap"
 
 
+class LettingGo(PlanPool):
+    """Counts when the scheduler lets an image go: once every unit of it ran or was dropped."""
+
+    def __init__(self):
+        super().__init__()
+        self.let_go: list[str] = []
+
+    def done_with(self, image: str) -> None:
+        self.let_go.append(image)
+
+
 async def run_cascade(tmp_path: Path, store: RunStore) -> tuple[Scheduler, object]:
     """Plans (test_keeper.PLANS) make attempts 0-2 fail, 3-5 pass; both teachers act them out."""
     p = parse_pipeline(TIERS)
     tasks = [Task(instance_id=f"t{i}", repo="r", problem_statement="", image="none") for i in range(2)]
+    pool = LettingGo()
     with Warehouse(store.warehouse_path) as warehouse:
         scheduler = Scheduler(p, tasks, {"scripted-cheap": Cheap(), "scripted-dear": PlanTeacher()}, store,
-                              pool=PlanPool(), verifier=PatchVerifier(), progress=QuietProgress(), warehouse=warehouse)
+                              pool=pool, verifier=PatchVerifier(), progress=QuietProgress(), warehouse=warehouse)
         result = await scheduler.run()
         rows = warehouse.query("SELECT instance_id, decision, tier, attempts, saved FROM task_decisions "
                                "ORDER BY instance_id, decision").rows
+    assert pool.let_go == ["none"]  # the units the allocator dropped count as settled too
     return scheduler, result, rows
 
 

@@ -70,6 +70,9 @@ class PlanPool:
     async def release(self, sandbox: PlanSandbox) -> None:
         await sandbox.close()
 
+    def done_with(self, image: str) -> None:
+        pass
+
 
 class PlanTeacher:
     """Reads its plan from the first command's output and acts it out."""

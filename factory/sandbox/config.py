@@ -27,5 +27,12 @@ class SandboxConfig(Section):
     """Container creations per second, at most."""
     self_destruct_seconds: int = Field(default=4 * 3600, ge=60)
     """A container removes itself after this long, even if the factory died."""
+    pull_concurrency: int = Field(default=2, ge=1)
+    """Images pulled from their registries at once (an image not on the engine is pulled when first needed)."""
+    pull_attempts: int = Field(default=6, ge=1)
+    """Tries per pull; rate limits (HTTP 429) and passing faults wait with growing backoff in between."""
+    image_cache_gb: float | None = Field(default=None, gt=0)
+    """Disk the run's own pulls may hold: past it, pulled images that no remaining task needs are
+    removed. None: no bound. Images found on the engine, or used by any container, stay."""
     output_limit_bytes: int = Field(default=1_000_000, ge=1024)
     """Bytes of command output kept per exec; the rest is cut with a marker."""

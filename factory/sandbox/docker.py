@@ -15,6 +15,7 @@ line, so nothing about the container is guessed from a probe that might answer t
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 import logging
 import shlex
@@ -125,11 +126,12 @@ class DockerSandbox:
         memory = memory or config.memory
         started_at = time.time()
         try:
+            # created, then started: docker-py's `run` would pull a missing image by itself,
+            # unbounded and unretried; pulls are `factory.sandbox.pull`'s, before this
             container = await engine.call(
-                engine.client().containers.run,
+                engine.client().containers.create,
                 image,
                 ["sh", "-c", START, "factory-start", config.user, str(config.self_destruct_seconds)],
-                detach=True,
                 auto_remove=True,
                 labels=engine.labels(run_id, attempt_id),
                 network_mode=network or config.network,
@@ -146,8 +148,15 @@ class DockerSandbox:
                 init=True,  # an init that reaps orphans, so killed process trees leave no zombies
             )
         except EngineGone as exc:
-            raise SandboxStartError(f"image {image} not found; build it (factory images build) or load it") from exc
+            raise SandboxStartError(f"image {image} is not on this engine; build it (factory images build), "
+                                    f"pull it or load it") from exc
         except EngineError as exc:
+            raise SandboxStartError(f"cannot start a container from {image}: {exc}") from exc
+        try:
+            await engine.call(container.start)
+        except EngineError as exc:
+            with contextlib.suppress(EngineError):
+                await engine.call(container.remove, force=True)
             raise SandboxStartError(f"cannot start a container from {image}: {exc}") from exc
         sandbox = cls(container, config, workdir)
         sandbox.started_at = started_at

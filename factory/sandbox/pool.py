@@ -3,11 +3,14 @@
 Bounded by `max_live` (every live container holds a slot, warm ones included) and by a
 creation rate, so start latency leaves the critical path without flooding the engine.
 Warm containers hold no task state: the start state is applied when one is acquired.
+An image that is not on the engine is pulled (`factory.sandbox.pull`) before a slot is taken,
+so a long pull holds no slot that another image's attempt could use.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections import Counter, defaultdict
@@ -16,6 +19,7 @@ from factory.errors import SandboxError
 from factory.records import StartState
 from factory.sandbox.config import SandboxConfig
 from factory.sandbox.docker import DockerSandbox
+from factory.sandbox.pull import Puller
 
 log = logging.getLogger(__name__)
 WARM_POLL_SECONDS = 0.05
@@ -38,14 +42,16 @@ class CreationRate:
 
 
 class SandboxPool:
-    def __init__(self, config: SandboxConfig, run_id: str = "adhoc"):
+    def __init__(self, config: SandboxConfig, run_id: str = "adhoc", puller: Puller | None = None):
         self.config = config
         self.run_id = run_id
+        self.puller = puller or Puller.of(config)
         self.slots = asyncio.Semaphore(config.max_live)
         self.rate = CreationRate(config.create_rate)
         self.warm: dict[tuple[str, str], list[DockerSandbox]] = defaultdict(list)
         self.live: set[DockerSandbox] = set()
         self.warming: set[asyncio.Task] = set()
+        self.trimming: set[asyncio.Task] = set()  # removals of pulled images no longer needed
         self.starting: Counter[tuple[str, str]] = Counter()  # warm containers on their way, per image
 
     async def _create(self, image: str, workdir: str, attempt_id: str) -> DockerSandbox:
@@ -65,20 +71,39 @@ class SandboxPool:
         """Start up to `count` (default: config.warm) containers of `image` in the background,
         slots permitting; those already starting count."""
         key = (image, workdir)
+        if image not in self.puller.pulls:  # the next image's pull starts ahead of need, warm or not
+            self._background(self._pull_ahead(image))
         want = (self.config.warm if count is None else count) - len(self.warm[key]) - self.starting[key]
         for _ in range(want):
             self.starting[key] += 1
-            task = asyncio.create_task(self._warm_one(image, workdir))
-            self.warming.add(task)
-            task.add_done_callback(self.warming.discard)
+            self._background(self._warm_one(image, workdir))
+
+    def _background(self, work) -> None:
+        task = asyncio.create_task(work)
+        self.warming.add(task)
+        task.add_done_callback(self.warming.discard)
+
+    async def _pull_ahead(self, image: str) -> None:
+        with contextlib.suppress(SandboxError):  # the attempt that needs the image meets it and records it
+            await self.puller.ensure(image)
+
+    def done_with(self, image: str) -> None:
+        """No remaining attempt of the run needs `image` (see `Puller.done_with`); `close` waits for
+        what that removes."""
+        task = asyncio.create_task(self.puller.done_with(image))
+        self.trimming.add(task)
+        task.add_done_callback(self.trimming.discard)
 
     async def _warm_one(self, image: str, workdir: str) -> None:
         try:
+            await self.puller.ensure(image)
             if self.slots.locked():
                 return  # warming never waits for a slot: real attempts come first
             await self.slots.acquire()  # does not suspend: a slot is free
             sandbox = await self._create(image, workdir, "warm")
             self.warm[(image, workdir)].append(sandbox)
+        except SandboxError as exc:  # the attempt that needs it meets the same error and records it
+            log.info("no warm container of %s: %s", image, exc)
         finally:
             self.starting[(image, workdir)] -= 1
 
@@ -94,6 +119,7 @@ class SandboxPool:
                 return await self._prepared(spare.pop(), start)
             except SandboxError as exc:
                 log.warning("a warm container is unusable (%s); starting a new one", exc)
+        await self.puller.ensure(image)
         await self._take_slot()
         return await self._prepared(await self._create(image, workdir, attempt_id), start)
 
@@ -134,6 +160,7 @@ class SandboxPool:
             task.cancel()
         await asyncio.gather(*self.warming, return_exceptions=True)
         await asyncio.gather(*(self.release(s) for s in list(self.live)), return_exceptions=True)
+        await asyncio.gather(*self.trimming, return_exceptions=True)
         self.warm.clear()
 
     async def __aenter__(self) -> SandboxPool:

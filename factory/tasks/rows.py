@@ -35,10 +35,13 @@ def row_format(row: dict[str, Any]) -> str:
 
 
 def swesmith_image(name: str) -> str:
-    """SWE-smith's current image scheme; old `owner__repo` names are mapped to `owner_1776_repo`."""
-    if "/" not in name.split(":")[0]:
-        name = "swebench/" + name
-    return name.replace("__", "_1776_")
+    """SWE-smith's current image scheme; old `owner__repo` names are mapped to `owner_1776_repo`.
+
+    A name with a registry or namespace of its own (`host:port/ns/name:tag`) keeps them; only a
+    bare name is SWE-smith's, under `swebench/`."""
+    repository, sep, tag = name.rpartition(":") if ":" in name.rpartition("/")[2] else (name, "", "")
+    folder, _, last = repository.rpartition("/")
+    return f"{folder or 'swebench'}/{last.replace('__', '_1776_')}{sep}{tag}"
 
 
 def _test_ids(row: dict[str, Any], key: str, instance_id: str) -> list[str]:

@@ -30,6 +30,7 @@ from factory.records import Check, Reason, StartState, Task, Verdict
 from factory.sandbox.config import SandboxConfig
 from factory.sandbox.docker import DIFF_LIMIT, DockerSandbox
 from factory.sandbox.printed import print_files, printed_files
+from factory.sandbox.pull import ImageUnavailable, Puller
 from factory.verify import classes, gitread
 from factory.verify.config import VerifierConfig
 from factory.verify.controls import ControlPlan, hidden_files, plan_controls
@@ -73,12 +74,14 @@ DECIDED_BEFORE_TESTS = {Reason.patch_rejected: Check.policy, Reason.patch_failed
 
 
 class DockerVerifier:
-    def __init__(self, config: VerifierConfig | None = None, sandbox: SandboxConfig | None = None, run_id: str = "verify"):
+    def __init__(self, config: VerifierConfig | None = None, sandbox: SandboxConfig | None = None, run_id: str = "verify",
+                 puller: Puller | None = None):
         self.config = config or VerifierConfig()
         # root: nothing in a verification runs as the agent (the tests run as TEST_UID), so no agent
         # user is made and the repo is not handed over to one
         self.sandbox_config = (sandbox or SandboxConfig()).model_copy(update={"network": "none", "user": "root"})
         self.run_id = run_id
+        self.puller = puller or Puller.of(self.sandbox_config)  # a task's image may have to come from its registry
         self._interpreters: dict[tuple[str, str | None], gitread.Interpreter] = {}
         """What each image's test interpreter imports (image, test_cmd): asked once, in its first verification."""
         self._outside: dict[str, ImageFiles] = {}
@@ -105,6 +108,10 @@ class DockerVerifier:
 
     async def _retrying(self, task: Task, patch: str, flags: list[str]) -> Verdict:
         """`_run`, redone from a fresh container while the engine fails it; then `VerifyError`."""
+        try:
+            await self.puller.ensure(task.image)
+        except ImageUnavailable as exc:  # infrastructure: the attempt keeps its trajectory, a resume verifies it
+            raise VerifyError(f"verification of {task.instance_id}: {exc}") from exc
         tries = AsyncRetrying(
             stop=stop_after_attempt(self.config.infra_retries + 1),
             wait=wait_exponential_jitter(multiplier=self.config.retry_wait, max=30 * self.config.retry_wait),

@@ -67,6 +67,9 @@ def test_swebench_row_with_json_string_lists():
         ("swesmith.x86_64.pandas-dev__pandas.95280573", "swebench/swesmith.x86_64.pandas-dev_1776_pandas.95280573"),
         ("swebench/swesmith.x86_64.a_1776_b.12345678", "swebench/swesmith.x86_64.a_1776_b.12345678"),
         ("factory/demo.semverkit:v1", "factory/demo.semverkit:v1"),
+        ("127.0.0.1:5000/swebench/swesmith.x86_64.a__b.1234:latest",
+         "127.0.0.1:5000/swebench/swesmith.x86_64.a_1776_b.1234:latest"),
+        ("registry.local:443/x__y/swesmith.c__d.1", "registry.local:443/x__y/swesmith.c_1776_d.1"),
     ],
 )
 def test_swesmith_image_names(old, new):
