@@ -16,6 +16,7 @@ BENCHES = [
     ["warehouse_bench.py"],
     ["render_bench.py", "--mb", "50"],
     ["cli_bench.py"],
+    ["cost_bench.py"],
 ]
 
 if __name__ == "__main__":

@@ -54,6 +54,14 @@ class Budget:
         self.sampling: Counter[str] = Counter()  # attempts in flight (sampling), per teacher
         self.paid: dict[tuple[str, str, int], float] = {}
         self.spent = 0.0
+        self.by_teacher: Counter[str] = Counter()  # cost paid, per teacher
+        self.count: Counter[str] = Counter()  # attempts paid, per teacher
+
+    def expected(self, teacher: str) -> float:
+        """What the next attempt of `teacher` is taken to cost: the mean so far, else its ceiling."""
+        if self.count[teacher]:
+            return self.by_teacher[teacher] / self.count[teacher]
+        return self.ceiling(teacher)
 
     def ceiling(self, teacher: str) -> float:
         if self.configured is not None:
@@ -92,4 +100,6 @@ class Budget:
             cost += t.possibly_billed_usd or 0.0
         key = (attempt.key.instance_id, attempt.key.teacher, attempt.key.index)
         self.spent += cost - self.paid.get(key, 0.0)
+        self.by_teacher[teacher] += cost - self.paid.get(key, 0.0)
+        self.count[teacher] += key not in self.paid
         self.paid[key] = cost

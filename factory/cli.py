@@ -56,7 +56,9 @@ def run(
     run_id: Annotated[str | None, typer.Option(help="Run id; rerunning an id resumes it.")] = None,
     limit: Annotated[int | None, typer.Option(help="Use at most this many tasks.")] = None,
     max_cost: Annotated[float | None, typer.Option(help="Stop launching at this many USD.")] = None,
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Validate the pipeline and print the plan.")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Validate the pipeline and print the plan and forecast.")] = False,
+    pilot: Annotated[str | None, typer.Option(
+        help="With --dry-run: forecast from this run's pass rates and costs (a run folder or id).")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display.")] = False,
     allow_changes: Annotated[bool, typer.Option(
         "--allow-changes", help="Resume even though settings or the task selection differ (recorded in run.json).")] = False,
@@ -68,8 +70,11 @@ def run(
 
     given = [Override("--limit", "tasks.limit", limit), Override("--max-cost", "budget.max_cost_usd", max_cost)]
     config = load_pipeline(pipeline, [o for o in given if o.value is not None])  # validated as the YAML is
+    if pilot is not None and not dry_run:
+        raise UsageError("--pilot goes with --dry-run: it is what the forecast reads")
     if dry_run:
         print_plan(config, run_id)
+        print_forecast(config, pilot)
         return
     from factory.progress import make_progress
     from factory.run import run_pipeline
@@ -96,6 +101,9 @@ def print_summary(outcome) -> None:
     if r.cap is not None:
         console.print(f"  early stop    {r.at_cap} of {r.tasks} task(s) reached the cap of {r.cap} "
                       f"(filters.cap); {r.not_needed} attempt(s) not made")
+    if r.saved:  # every unit never made, by the decision that spared it (factory.allocation)
+        console.print(f"  saved         {sum(r.saved.values())} attempt(s) never made: "
+                      + ", ".join(f"{n} by {why}" for why, n in sorted(r.saved.items())))
     if outcome.build is not None:
         console.print(f"  funnel        {escape(outcome.build.chain.format_funnel())}")
         console.print(f"  dataset       {outcome.build.out_dir} ({outcome.build.rows} rows; card {outcome.build.card.name})")
@@ -403,6 +411,28 @@ def print_plan(config: Pipeline, run_id: str | None) -> None:
     if budget is not None:
         console.print(f"  per attempt   {_ceilings(config)}")
     console.print(f"  output        {config.resolve(config.output.dir)}")
+
+
+def print_forecast(config: Pipeline, pilot_run: str | None) -> None:
+    """The run's expected attempts, kept rows and cost (factory.forecast); starts nothing."""
+    from factory.forecast import forecast, forecast_lines, read_pilot
+    from factory.runs import RunStore
+
+    source = config.resolve(config.tasks.source)
+    if source.exists():
+        from factory.tasks import load_tasks
+
+        tasks = len(load_tasks(config.tasks, base=config.base).tasks)
+        per = ""
+    else:  # a Hub dataset: not downloaded for a dry run
+        tasks = config.tasks.limit or 100
+        per = "" if config.tasks.limit else "  (per 100 tasks: the source is not read by a dry run; give tasks.limit)"
+    pilot = None
+    if pilot_run is not None:
+        store = RunStore.find(pilot_run, [config.resolve(config.output.dir)])
+        pilot = read_pilot(_run_warehouse(store), store.run_id, config.sampling.hopeless.prior)
+    for i, line in enumerate(forecast_lines(forecast(config, tasks, pilot))):
+        console.print(f"  {'forecast' if i == 0 else '':13} {escape(line)}{per if i == 0 else ''}", highlight=False)
 
 
 def _usd(value: float) -> str:

@@ -23,6 +23,7 @@ from pydantic import BaseModel, Field, ValidationError, model_validator
 from pydantic_core import PydanticCustomError
 
 from factory.agent.config import AgentConfig
+from factory.allocation import HopelessConfig
 from factory.errors import ConfigError, UsageError
 from factory.filters import FiltersConfig
 from factory.sandbox.config import SandboxConfig
@@ -48,6 +49,14 @@ class SamplingConfig(Section):
     """Redo an attempt this many times when infrastructure (sandbox, API outage) failed it."""
     seed: int = 0
     """Seed for every random choice of the run."""
+    hopeless: HopelessConfig = Field(default_factory=HopelessConfig)
+    """When a teacher stops paying for a task whose posterior pass rate is near 0 (docs/allocation.md)."""
+    tiers: list[list[str]] | None = None
+    """Teacher cascade: teacher labels by tier, cheapest first, every teacher in one tier; a task
+    reaches a tier once the one before failed it `escalate_after` times or was done with it.
+    None: every teacher samples every task from the start."""
+    escalate_after: int = Field(default=2, ge=1)
+    """Failures of a tier on a task, with no pass, that open the next tier to it."""
 
     @model_validator(mode="before")
     @classmethod
@@ -125,8 +134,32 @@ class Pipeline(Section):
                 )
         return self
 
+    @model_validator(mode="after")
+    def _tiers_name_teachers(self) -> Pipeline:
+        """Each teacher in exactly one tier, each tier label a teacher of the pipeline."""
+        tiers = self.sampling.tiers
+        if tiers is None:
+            return self
+        labels = [teacher_label(t) for t in self.teachers]
+        seen: set[str] = set()
+        for i, tier in enumerate(tiers):
+            if not tier:
+                raise PydanticCustomError(AT, "a tier lists at least one teacher", {"loc": ("sampling", "tiers", i)})
+            for j, label in enumerate(tier):
+                if label not in labels or label in seen:
+                    why = "is in two tiers" if label in seen else f"is no teacher (teachers: {', '.join(labels)})"
+                    raise PydanticCustomError(AT, f"{label!r} {why}", {"loc": ("sampling", "tiers", i, j)})
+                seen.add(label)
+        missing = [label for label in labels if label not in seen]
+        if missing:
+            raise PydanticCustomError(AT, f"teacher(s) {', '.join(missing)} in no tier; list each teacher in one",
+                                      {"loc": ("sampling", "tiers")})
+        return self
+
 
 UNPRICED = "unpriced_teacher"
+AT = "error_at"
+"""A pipeline-wide check's error, placed at `ctx["loc"]`."""
 
 
 @dataclass(frozen=True)
@@ -231,6 +264,8 @@ def _config_error(
         message = f"unknown key (valid keys: {', '.join(_valid_keys(loc, kind))})"
     elif err["type"] == UNPRICED:
         loc = ("teachers", err["ctx"]["teacher"], "model")
+    elif err["type"] == AT:
+        loc = tuple(err["ctx"]["loc"])
     given = next((o for o in overrides if o.field == _dotted(loc)), None)
     if given is not None:
         return UsageError(f"{given.option} {given.value}: {message}")

@@ -40,6 +40,9 @@ class Task(Record):
     start: StartState = Field(default_factory=StartState)
     gold_patch: str = ""
     """The reference fix: a diff from the start state to solved."""
+    alt_fixes: list[str] = Field(default_factory=list)
+    """Other correct fixes, diffs from the start state as `gold_patch` is, validated like it
+    (`factory tasks validate`); the scripted teacher solves with any of them."""
     test_patch: str = ""
     """Hidden tests added only at verification (SWE-bench style)."""
     FAIL_TO_PASS: list[str] = Field(default_factory=list)

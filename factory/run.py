@@ -164,6 +164,7 @@ def build_run(
         command=store.meta().get("command", ""),
         run_id=store.run_id,
         repo_id=pipeline.output.hub_repo_id,
+        saved=_saved(store),
     )
     summary = build_dataset(
         attempts, store.pipeline_text(), store.dataset_dir,
@@ -177,6 +178,14 @@ def build_run(
         "drops": dict(Counter(f"{d.filter}: {d.reason}" for d in summary.drops)),
     }, indent=1))
     return summary
+
+
+def _saved(store: RunStore) -> dict[str, int]:
+    """The attempts the scheduler never made, by why (`allocation.json`, written as a run ends)."""
+    try:
+        return json.loads((store.folder / "allocation.json").read_text()).get("saved", {})
+    except (OSError, ValueError):  # a run from before allocation.json, or one cut short
+        return {}
 
 
 def _plots_from(warehouse: Warehouse, run_id: str) -> DrawPlots:

@@ -4,8 +4,10 @@
       ─► run_agent (teacher turns journaled) ─► release the slot ─► verify (concurrently)
       ─► attempt file (atomic) ─► warehouse ─► task state (early stop, give-up)
 
-Early stop: a task stops launching once the runs the dataset keeps of it (`factory.keeper`: the
-pipeline's own filter chain) plus the attempts in flight reach `filters.cap.per_task`.
+Which unit starts next, and when a task gets no more, is `factory.allocation`'s to say: early
+stop once the runs the dataset keeps of it (`factory.keeper`: the pipeline's own filter chain)
+plus the attempts in flight reach `filters.cap.per_task`; hopeless teachers, give-up, tiers of
+a cascade, and under a budget the most expected kept rows per dollar.
 Infrastructure failures (engine fault, sandbox removed, teacher outage after retries) are redone up to `infra_retries` times and recorded as
 such; a verification that the engine keeps failing records the attempt with its trajectory
 and `error_class = verify_error`. Resuming a run redoes what infrastructure left undone: it
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import math
 import signal
 import time
@@ -33,6 +36,7 @@ from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from factory.agent.loop import run_agent
+from factory.allocation import Allocator, Stop
 from factory.budget import Budget
 from factory.config import Pipeline
 from factory.errors import SandboxError, StorageError, VerifyError
@@ -40,7 +44,7 @@ from factory.journal import JournalTeacher
 from factory.keeper import Keeper
 from factory.protocols import Pool, Teacher, Verifier
 from factory.records import INFRA_EXITS, Attempt, AttemptKey, Exit, PossiblyBilled, Task, Trajectory
-from factory.runs import RunStore
+from factory.runs import RunStore, write_atomic
 
 T = TypeVar("T")
 VERIFY_ERROR = "verify_error"  # error_class of an attempt whose verification infrastructure failed
@@ -52,15 +56,12 @@ class Unit:
     teacher: str
     index: int
 
+    @property
+    def task_id(self) -> str:
+        return self.task.instance_id
+
     def key(self, run_id: str) -> AttemptKey:
         return AttemptKey(run_id=run_id, instance_id=self.task.instance_id, teacher=self.teacher, index=self.index)
-
-
-@dataclass
-class TaskState:
-    inflight: int = 0
-    streak: int = 0  # model failures in a row
-    gave_up: bool = False
 
 
 @dataclass
@@ -80,6 +81,7 @@ class RunResult:
     cap: int | None = None  # filters.cap.per_task, the runs a task keeps; None: no cap
     at_cap: int = 0  # tasks whose kept runs reached the cap
     not_needed: int = 0  # attempts never made: their task had enough (early stop)
+    saved: dict[str, int] = field(default_factory=dict)  # attempts never made, by why (factory.allocation)
     attempts: list[Attempt] = field(default_factory=list)
 
 
@@ -107,9 +109,9 @@ class Scheduler:
         self.verifier = verifier
         self.warehouse = warehouse
         self.progress = progress
-        self.state = {t.instance_id: TaskState() for t in tasks}
         self.tasks_by_id = {t.instance_id: t for t in tasks}
         self.keeper = keeper or Keeper(pipeline.filters)
+        self.allocator = Allocator(pipeline.sampling, list(teachers), self.keeper.wanted)
         self.result = RunResult(tasks=len(tasks), cap=self.keeper.wanted)
         self.slots = asyncio.Semaphore(pipeline.sampling.max_in_flight)
         self.verify_slots = asyncio.Semaphore(pipeline.verifier.concurrency())
@@ -125,30 +127,20 @@ class Scheduler:
     # ------------------------------------------------------------------ plan
 
     def _units(self, pending: set[tuple[str, str, int]]) -> deque[Unit]:
-        """Breadth first: every task's attempt 0, then every task's attempt 1, ...; except
-        attempts finished already or `pending` (sampled, only their verdict is missing)."""
+        """Every unit but the attempts finished already or `pending` (sampled, only their verdict
+        is missing), breadth first."""
         done = {_unit_id(a.key) for a in self.result.attempts} | pending
-        units = deque()
-        for index in range(self.p.sampling.attempts_per_task):
-            for task in self.tasks:
-                for teacher in self.teachers:
-                    if (task.instance_id, teacher, index) not in done:
-                        units.append(Unit(task, teacher, index))
-        return units
+        return breadth_first(self.tasks, list(self.teachers), self.p.sampling.attempts_per_task, done)
 
     def _absorb(self, attempt: Attempt) -> None:
-        """Fold a finished attempt into its task's state."""
-        state = self.state.get(attempt.key.instance_id)
-        if state is None:
-            return
+        """Fold a finished attempt into its task's state (the keeper's, then the allocator's)."""
         task = attempt.key.instance_id
+        if task not in self.tasks_by_id:
+            return
         was_needed = self.keeper.needs(task)
-        if self.keeper.add(attempt):
-            state.streak = 0
-        elif attempt.error_class is None:
-            state.streak += 1
-            limit = self.p.sampling.give_up_after_failures
-            state.gave_up = state.gave_up or (limit is not None and state.streak >= limit and not self.keeper.kept(task))
+        passed = self.keeper.add(attempt)
+        if passed or attempt.error_class is None:  # infrastructure failures are not the model's
+            self.allocator.record(task, attempt.key.teacher, passed, len(self.keeper.kept(task)))
         self.result.kept = self.keeper.total
         self.result.at_cap += was_needed and not self.keeper.needs(task)
         cost = attempt.trajectory.cost_usd if attempt.trajectory else 0.0
@@ -165,28 +157,24 @@ class Scheduler:
                 self.result.possibly_billed_usd += cut.max_cost_usd
 
     def _eligible(self, queue: deque[Unit]) -> Unit | None:
-        """Pop the first unit that may start now; drop units of finished tasks for good."""
-        give_up = self.p.sampling.give_up_after_failures
-        # the scan ends at the first eligible unit; only units of tasks with attempts in flight
-        # come before it, so a launch costs O(in flight), not O(queue), on runs of 100k units
-        i = 0
-        while i < len(queue):
-            unit = queue[i]
-            task = unit.task.instance_id
-            state = self.state[task]
-            if not self.keeper.needs(task) or state.gave_up:
-                self.result.not_needed += not state.gave_up
-                del queue[i]
-                self._settled(unit.task.image)
-                continue
-            # never bet more attempts than could still be needed, or than the failure allowance left
-            needed = self.keeper.needs(task, state.inflight)
-            allowed = give_up is None or bool(self.keeper.kept(task)) or state.streak + state.inflight < give_up
-            if needed and allowed:
-                del queue[i]
-                return unit
-            i += 1
-        return None
+        """Pop the unit that may start now (`Allocator.pick`); units of stopped tasks leave for good.
+        Without a budget the scan ends at the first eligible unit (O(in flight) on runs of 100k
+        units); under one it weighs every queued unit's expected kept rows per dollar."""
+        cost = self.budget.expected if self.budget.limit is not None else None
+        return self.allocator.pick(queue, self.keeper.needs, cost,
+                                   dropped=lambda unit: self._settled(unit.task.image))
+
+    def _record_decisions(self) -> None:
+        """The run's allocation decisions, worked out again from every attempt on a resume, into
+        the result, `allocation.json` and the warehouse's `task_decisions`."""
+        self.result.saved = dict(self.allocator.saved)
+        self.result.not_needed = self.allocator.saved[Stop.at_cap]
+        rows = self.allocator.rows(self.store.run_id)
+        with contextlib.suppress(StorageError):  # derived: a resume or `factory build` writes it again
+            write_atomic(self.store.folder / "allocation.json",
+                         json.dumps({"saved": self.result.saved, "decisions": rows}, indent=1, default=str))
+        if self.warehouse is not None:
+            self.warehouse.record_task_decisions(self.store.run_id, rows)
 
     # ------------------------------------------------------------------ run
 
@@ -197,7 +185,7 @@ class Scheduler:
             if self.warehouse is not None:  # re-sync: the files are the truth, rows are derived
                 self.warehouse.resync([attempt])
             self.budget.pay(attempt)  # whatever became of it, what it cost is spent (a redo replaces it)
-            if attempt.error_class == VERIFY_ERROR and attempt.key.instance_id in self.state:
+            if attempt.error_class == VERIFY_ERROR and attempt.key.instance_id in self.tasks_by_id:
                 unverified.append(attempt)  # verified again below; its sampling is done and paid
             elif attempt.error_class is None:
                 self.result.attempts.append(attempt)
@@ -213,7 +201,7 @@ class Scheduler:
         self._install_signals()
         try:
             for attempt in unverified:
-                self.state[attempt.key.instance_id].inflight += 1  # it may yet be kept
+                self.allocator.launched(attempt.key.instance_id, attempt.key.teacher)  # it may yet be kept
                 self._start(self._reverify(attempt))
                 if self.progress:
                     self.progress.reverifying(attempt.key)
@@ -222,6 +210,7 @@ class Scheduler:
                 await asyncio.wait(set(self.running), return_when=asyncio.FIRST_COMPLETED)
             while self.late:  # work that came late, and the release of what it made
                 await asyncio.gather(*self.late, return_exceptions=True)
+            self._record_decisions()
         finally:
             await self._cancel_all()
             self._remove_signals()
@@ -249,7 +238,7 @@ class Scheduler:
                 self.changed.clear()
                 await self.changed.wait()
                 continue
-            self.state[unit.task.instance_id].inflight += 1
+            self.allocator.launched(unit.task_id, unit.teacher)
             self.budget.started(unit.teacher)
             self.result.launched += 1
             self._start(self._attempt(unit))
@@ -302,7 +291,7 @@ class Scheduler:
                                   infra_failures=[*infra, f"{type(exc).__name__}: {exc}"[:2000]], started_at=started)
             self._finish(attempt)
         finally:
-            self.state[unit.task.instance_id].inflight -= 1
+            self.allocator.ended(unit.task_id, unit.teacher)
             self._settled(unit.task.image)
             if sampling:
                 self._sampled(unit, None)
@@ -369,7 +358,7 @@ class Scheduler:
                 attempt.infra_failures.append(f"{type(exc).__name__}: {exc}"[:2000])
             self._finish(attempt)
         finally:
-            self.state[attempt.key.instance_id].inflight -= 1
+            self.allocator.ended(attempt.key.instance_id, attempt.key.teacher)
             self._settled(self.tasks_by_id[attempt.key.instance_id].image)
             if self.progress:
                 self.progress.ended(attempt.key)
@@ -466,6 +455,18 @@ class Scheduler:
         for task in [*self.running, *self.late]:
             task.cancel()
         await asyncio.gather(*self.running, *self.late, return_exceptions=True)
+
+
+def breadth_first(tasks: list[Task], teachers: list[str], attempts: int,
+                  done: set[tuple[str, str, int]] = frozenset()) -> deque[Unit]:
+    """Every task's attempt 0, then every task's attempt 1, ...; except the units in `done`."""
+    units = deque()
+    for index in range(attempts):
+        for task in tasks:
+            for teacher in teachers:
+                if (task.instance_id, teacher, index) not in done:
+                    units.append(Unit(task, teacher, index))
+    return units
 
 
 def _cut_off(teacher: Teacher) -> list[PossiblyBilled]:

@@ -66,6 +66,9 @@ class CardMeta(BaseModel):
     repo_id: str | None = None
     """The Hub repo id when known at build time; `push` fills it in otherwise."""
     language: list[str] = Field(default_factory=lambda: ["en"])
+    saved: dict[str, int] = Field(default_factory=dict)
+    """Attempts the run never made, by the allocation decision that spared them (`at_cap`,
+    `gave_up`, `hopeless`, `not_escalated`: the run folder's `allocation.json`)."""
 
 
 @dataclass(frozen=True)
@@ -306,6 +309,7 @@ def _funnel(inputs: CardInputs) -> str:
         + _table(["stage", "in", "kept", "dropped (reason count)", "flagged"], rows)
         + (f"\n\n{glossary}" if glossary else "")
         + _cap_note(inputs)
+        + _saved_note(inputs)
         + "\n\nFilter settings used for this build:\n\n"
         + _fence(yaml.safe_dump({"filters": inputs.filters.model_dump(mode="json")}, sort_keys=False), "yaml")
         + "\n"
@@ -331,6 +335,20 @@ def _cap_note(inputs: CardInputs) -> str:
     return (f"\n\n{_count(full, 'task')} of {inputs.tasks.attempted} reached the cap of {cap.per_task} runs; the run "
             "stopped sampling a task there (these same filters decide it as attempts finish), so the `cap` "
             "step drops only what was in flight or a rebuild with a lower cap.")
+
+
+SPARED_BY = {"at_cap": "early stop (`at_cap`)", "gave_up": "give-up (`gave_up`)",
+             "hopeless": "hopeless teachers (`hopeless`)", "not_escalated": "the cascade (`not_escalated`)"}
+
+
+def _saved_note(inputs: CardInputs) -> str:
+    saved = {why: n for why, n in inputs.meta.saved.items() if n}
+    if not saved:
+        return ""
+    parts = [f"{n} by {SPARED_BY.get(why, f'`{why}`')}" for why, n in sorted(saved.items())]
+    return (f"\n\nThe run never made {_count(sum(saved.values()), 'attempt')} it was allowed "
+            f"(`sampling.attempts_per_task` per task and teacher): {', '.join(parts)}. Each decision is a row "
+            "of the warehouse's `task_decisions`.")
 
 
 def _tokens(inputs: CardInputs) -> str:

@@ -72,6 +72,14 @@ def test_files(node_ids: list[str]) -> list[str]:
     return list(dict.fromkeys(nid.split("::", 1)[0] for nid in node_ids if "::" in nid or nid.endswith(".py")))
 
 
+def _alt_fixes(row: dict[str, Any], instance_id: str) -> list[str]:
+    """A local task set's other correct fixes (`alt_fixes`: diffs from the start state)."""
+    fixes = row.get("alt_fixes") or []
+    if not isinstance(fixes, list) or not all(isinstance(f, str) and f.strip() for f in fixes):
+        raise BadRow(instance_id, "alt_fixes", "a list of diffs from the start state")
+    return list(fixes)
+
+
 def task_from_row(row: dict[str, Any], fmt: str = "auto", source: str = "", test_cmd: str | None = None) -> Task:
     instance_id = row.get("instance_id")
     if not isinstance(instance_id, str) or not instance_id:
@@ -97,6 +105,7 @@ def task_from_row(row: dict[str, Any], fmt: str = "auto", source: str = "", test
             image=swesmith_image(image),
             start=StartState(bug_patch=bug, hide_paths=test_files(f2p)),
             gold_patch=reverse_patch(bug),
+            alt_fixes=_alt_fixes(row, instance_id),
             test_cmd=test_cmd if test_cmd is not None else SWESMITH_TEST_ENV,
         )
     if fmt == "swebench":

@@ -73,6 +73,7 @@ def _describe(v: Verdict) -> str:
 async def check_task(verifier: Verifier, task: Task, repeat: int = 1) -> TaskCheck:
     try:
         golds = [await verifier.verify(task, task.gold_patch) for _ in range(repeat)]
+        alts = [await verifier.verify(task, fix) for fix in task.alt_fixes]
         empty = await verifier.verify(task, "")
     except VerifyError as exc:
         return TaskCheck(task.instance_id, "infra_error", why=str(exc)[:300])
@@ -83,6 +84,9 @@ async def check_task(verifier: Verifier, task: Task, repeat: int = 1) -> TaskChe
         check.status, check.why = "flaky", "the gold fix resolved in some runs and not in others"
     elif not golds[0].resolved:
         check.status, check.why = "broken", f"gold fix does not resolve ({_describe(golds[0])})"
+    elif any(not v.resolved for v in alts):
+        i, v = next((i, v) for i, v in enumerate(alts) if not v.resolved)
+        check.status, check.why = "broken", f"alt_fixes[{i}] does not resolve ({_describe(v)})"
     elif empty.resolved:
         check.status, check.why = "broken", "the empty patch resolves: FAIL_TO_PASS tests do not fail at the start"
     return check

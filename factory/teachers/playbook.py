@@ -4,7 +4,7 @@ The scripted teacher (factory/teachers/scripted.py) plays these turns back throu
 tools; everything here is a pure function of the task, the outcome and a seeded `Random`.
 
     explore (ls, grep, view; maybe reproduce, run the tests) ─► per outcome:
-      solve         gold fix by str_replace ─► check ─► submit
+      solve         a correct fix (gold, or one of the task's alt_fixes) by str_replace ─► check ─► submit
       wrong_fix     part of the fix, or a neighbouring line changed ─► maybe check ─► submit
       loop          one action 10-14 times ─► half: fix, check, submit; half: repeat until a limit
       format_error  a call with invalid JSON arguments ─► (if re-prompted) as solve
@@ -59,10 +59,11 @@ _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
 class Plan:
     """The turns of one outcome, as a generator (loops and wandering never end by themselves)."""
 
-    def __init__(self, task: Task, outcome: Outcome, rng: random.Random, parallel: float):
+    def __init__(self, task: Task, outcome: Outcome, rng: random.Random, parallel: float, fix: str | None = None):
+        """`fix`: the correct fix it knows, the task's gold patch or one of its `alt_fixes`."""
         self.task, self.outcome, self.rng, self.parallel = task, outcome, rng, parallel
         workdir = task.workdir.rstrip("/")
-        changes = parse_patch(task.gold_patch)
+        changes = parse_patch(fix or task.gold_patch)
         target = next((c for c in changes if c.status == "modified"), None)
         self.path = f"{workdir}/{target.path}" if target else workdir
         self.hunks: list[Hunk] = [h.trimmed() for h in target.hunks] if target else []

@@ -134,8 +134,10 @@ class ScriptedSession:
         self.outcome = teacher.outcome(task, seed)
         key = f"{teacher.config.seed}:{task.instance_id}:{seed}"
         self._latency = random.Random(f"latency:{key}")
+        fixes = [task.gold_patch, *task.alt_fixes]  # its own draw: the plan's stays as it was
+        self.fix = fixes[random.Random(f"fix:{key}").randrange(len(fixes))]
         self._steps = Plan(
-            task, self.outcome, random.Random(f"plan:{key}"), self.profile.parallel_calls
+            task, self.outcome, random.Random(f"plan:{key}"), self.profile.parallel_calls, self.fix
         ).steps()
         self._turn = 0
 

@@ -129,6 +129,10 @@ class Warehouse:
         for key, decision in decided.items():
             self._add("decisions", key, decision)
 
+    def record_task_decisions(self, run_id: str, rows: list[dict[str, Any]]) -> None:
+        """The run's allocation decisions (`Allocator.rows`), replacing the ones written before."""
+        self._add("task_decisions", run_id, rows)
+
     @staticmethod
     def _drop_row(run_id: str, drop: dict[str, Any]) -> R.Row:
         row = {"run_id": run_id, **drop}

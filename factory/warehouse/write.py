@@ -49,6 +49,8 @@ class Batch:
     attempts: dict[R.KeyTuple, tuple[R.Row, list[R.Row], list[R.Row]]] = field(default_factory=dict)
     run_decisions: dict[str, RunDecision] = field(default_factory=dict)
     decisions: dict[R.KeyTuple, tuple[bool, list[R.Row]]] = field(default_factory=dict)
+    task_decisions: dict[str, list[R.Row]] = field(default_factory=dict)
+    """A run's allocation decisions, all of them: they replace the run's earlier ones."""
 
     def __len__(self) -> int:
         return sum(len(getattr(self, name)) for name in BUCKETS)
@@ -62,7 +64,7 @@ class Batch:
         return self
 
 
-BUCKETS = ("runs", "tasks", "attempts", "run_decisions", "decisions")
+BUCKETS = ("runs", "tasks", "attempts", "run_decisions", "decisions", "task_decisions")
 
 
 def with_rows(con: duckdb.DuckDBPyConnection, rows: list[R.Row], *statements: str, params: list | None = None) -> None:
@@ -98,6 +100,9 @@ def write_batch(con: duckdb.DuckDBPyConnection, batch: Batch) -> None:
         for run_id, decision in batch.run_decisions.items():
             _decide_run(con, run_id, decision)
         _decide_attempts(con, batch.decisions)
+        for run_id, rows in batch.task_decisions.items():
+            con.execute("DELETE FROM task_decisions WHERE run_id = ?", [run_id])
+            insert(con, "task_decisions", rows)
         con.commit()
     except BaseException:
         with contextlib.suppress(duckdb.Error):  # an I/O error may have ended the transaction: tell that one

@@ -33,11 +33,11 @@ META = CardMeta(
 def build(tmp_path, scripted=False, **kwargs):
     kwargs.setdefault("tokenize", fake_tokenize)
     kwargs.setdefault("render_info", RENDER)
+    kwargs.setdefault("meta", META)
     return build_dataset(demo_attempts(scripted=scripted), PIPELINE_YAML, tmp_path / "out",
                          BuildSettings(build_command="factory build demo --per-task 3",
                                        filters=FiltersConfig.model_validate({"dedup": {"by": "patch"}})),
-                         meta=META, tasks=TASKS,
-                         built_at=datetime(2025, 1, 2, 3, 4, tzinfo=UTC), **kwargs)
+                         tasks=TASKS, built_at=datetime(2025, 1, 2, 3, 4, tzinfo=UTC), **kwargs)
 
 
 @pytest.mark.parametrize(
@@ -187,3 +187,11 @@ def test_a_build_without_a_warehouse_has_no_plots_section(tmp_path):
     card = (tmp_path / "out" / "README.md").read_text()
     assert "## The run at a glance" not in card and "![" not in card
     assert not (tmp_path / "out" / "plots").exists()
+
+
+def test_the_card_says_how_many_attempts_early_stop_and_give_up_saved(tmp_path):
+    assert "never made" not in build(tmp_path / "none").card.read_text()  # a run that spared nothing
+    saved = META.model_copy(update={"saved": {"at_cap": 7, "gave_up": 4, "hopeless": 0}})
+    card = build(tmp_path / "some", meta=saved).card.read_text()
+    assert ("The run never made 11 attempts it was allowed (`sampling.attempts_per_task` per task and teacher): "
+            "7 by early stop (`at_cap`), 4 by give-up (`gave_up`).") in card

@@ -40,6 +40,7 @@ SCHEMA_KEYS = [
     "created_at",
     "base_commit",
     "bug_kind",
+    "alt_fixes",
 ]
 # Each group must be covered by at least one task.
 REQUIRED_KINDS = [
@@ -203,3 +204,10 @@ def test_patch_breaks_exactly_fail_to_pass(task, tmp_path):
     broken = [i for i in task["PASS_TO_PASS"] if bugged.get(junit_key(i), "missing") != "passed"]
     assert still_passing == [], "FAIL_TO_PASS tests that pass with the bug"
     assert broken == [], "PASS_TO_PASS tests that fail with the bug"
+
+    subprocess.run(["git", "add", "-A"], cwd=repo, env=isolated_env(), check=True)
+    for i, fix in enumerate(task["alt_fixes"]):  # each other correct fix passes the whole suite
+        assert subprocess.run(["git", "apply", "-"], cwd=repo, input=fix, text=True, env=isolated_env()).returncode == 0
+        fixed = run_suite(repo)
+        assert {k: v for k, v in fixed.items() if v != "passed"} == {}, f"alt_fixes[{i}]"
+        subprocess.run(["git", "checkout", "-q", "--", "."], cwd=repo, env=isolated_env(), check=True)

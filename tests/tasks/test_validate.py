@@ -54,20 +54,23 @@ def test_every_demo_task_validates_in_real_containers(demo_tasks, tmp_path):
 
 
 def test_broken_tasks_are_reported_with_the_reason_and_then_skipped(demo_tasks, tmp_path):
-    rows = [json.loads(line) for line in (DEMO / "tasks.jsonl").read_text().splitlines()[:2]]
+    rows = [json.loads(line) for line in (DEMO / "tasks.jsonl").read_text().splitlines()[:4]]
     rows[0]["instance_id"] += ".gold-fails"
     rows[0]["FAIL_TO_PASS"] = [rows[0]["FAIL_TO_PASS"][0].split("::")[0] + "::test_that_does_not_exist"]
     rows[1]["instance_id"] += ".already-passes"
     rows[1]["FAIL_TO_PASS"] = rows[1]["PASS_TO_PASS"][:1]  # passes with or without the fix
+    rows[2]["instance_id"] += ".alt-fails"
+    rows[2]["alt_fixes"].append(rows.pop(3)["alt_fixes"][0])  # another task's fix: it fixes nothing here
     path = tmp_path / "broken.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     out = factory("tasks", "validate", str(path))
     assert out.returncode == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == ["broken.jsonl", "cache"]  # nothing beside the file
     results = read_results(str(path))
-    first, second = results[rows[0]["instance_id"]], results[rows[1]["instance_id"]]
+    first, second, third = (results[r["instance_id"]] for r in rows)
     assert first["status"] == "broken" and "gold fix does not resolve" in first["why"] and "missing" in first["why"] or "tests" in first["why"]
     assert second["status"] == "broken" and "empty patch resolves" in second["why"]
+    assert third["status"] == "broken" and third["why"].startswith("alt_fixes[1] does not resolve")
     # a pipeline that loads this source now skips both, each with its reason
     report = load_taskset(str(path))
     assert report.tasks == [] and {b.field for b in report.skipped} == {"validation"}

@@ -161,7 +161,8 @@ async def test_solve_applies_the_gold_fix_like_an_agent(instance_id, demo_tasks,
     task = demo_tasks[instance_id]
     t, _ = await attempt(only(Outcome.solve), task, tmp_path)
     assert t.exit is Exit.submitted and t.error is None
-    assert post_images(t.patch) == post_images(task.gold_patch)  # same content as the gold fix
+    fixes = [post_images(f) for f in (task.gold_patch, *task.alt_fixes)]
+    assert post_images(t.patch) in fixes  # the content of a correct fix
     assert t.scripted and t.model.startswith("scripted") and t.teacher.startswith("scripted")
     assert t.cost_usd == 0.0 and all(
         turn.usage.input_tokens > 100 and turn.usage.output_tokens > 0 for turn in t.turns
@@ -172,6 +173,17 @@ async def test_solve_applies_the_gold_fix_like_an_agent(instance_id, demo_tasks,
     assert any('"str_replace"' in args for name, args in used)
     assert used[-1] == ("submit", "{}")
     assert not any(m.content.startswith("Error") for m in t.messages if m.role == "tool")
+
+
+async def test_solves_of_a_task_with_other_correct_fixes_end_in_each_of_them(demo_tasks, tmp_path):
+    task = demo_tasks["factory-demo__iniconf.shared-list"]
+    fixes = [post_images(f) for f in (task.gold_patch, *task.alt_fixes)]
+    assert len(fixes) == 3 and len({tuple(f.items()) for f in fixes}) == 3
+    made = []
+    for seed in range(8):
+        t, _ = await attempt(only(Outcome.solve), task, tmp_path / str(seed), seed=seed)
+        made.append(fixes.index(post_images(t.patch)))
+    assert set(made) == {0, 1, 2}
 
 
 @pytest.mark.parametrize("instance_id", DEMO_IDS)

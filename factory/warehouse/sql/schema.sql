@@ -119,6 +119,22 @@ CREATE TABLE IF NOT EXISTS drops (
     detail        VARCHAR
 );
 
+-- Allocation decisions (factory.allocation), one row per decision about a task: a stop
+-- (at_cap, hopeless, gave_up), a tier of the cascade opened to it (escalated), or a tier it never
+-- reached (not_escalated); `saved` counts the attempts never made because of it. Worked out
+-- again from the attempts on every resume: the writer replaces a run's rows.
+CREATE TABLE IF NOT EXISTS task_decisions (
+    run_id      VARCHAR,
+    instance_id VARCHAR,
+    decision    VARCHAR,
+    tier        INTEGER,  -- the task's highest open tier then, from 1
+    attempts    INTEGER,  -- graded attempts finished when it was decided
+    passes      INTEGER,  -- of those, passed the per-attempt filters
+    failures    INTEGER,
+    saved       INTEGER,
+    detail      VARCHAR
+);
+
 -- Filter order of the funnel: factory.filters.FUNNEL_STEPS (the registry's filters, then the
 -- renderer's `render` step), filled in by factory.warehouse.connect.schema_sql.
 CREATE OR REPLACE VIEW filter_steps AS

@@ -10,9 +10,12 @@ would file about it. For each bug this script:
 3. runs the repo's pytest suite on the clean and on the bugged copy, and derives
    FAIL_TO_PASS (passes clean, fails bugged) and PASS_TO_PASS (passes in both);
 4. refuses the task if the clean suite has any failure or if FAIL_TO_PASS is empty or
-   larger than 5 tests.
+   larger than 5 tests;
+5. takes each of the bug's other correct fixes (``ALT_FIXES``: edits of the bugged code) as a
+   diff from the bugged copy and refuses it unless the whole suite passes with it (FAIL_TO_PASS
+   and PASS_TO_PASS, as the gold fix) and it differs from the gold fix.
 
-Rows are written in SWE-smith's schema (plus a ``bug_kind`` key), in the order of
+Rows are written in SWE-smith's schema (plus ``bug_kind`` and ``alt_fixes`` keys), in the order of
 ``BUGS``, so that a rerun on unchanged sources writes the same bytes.
 
     python pipelines/tasksets/demo/make_tasks.py            # write tasks.jsonl
@@ -60,6 +63,7 @@ SCHEMA_KEYS = (
     "created_at",
     "base_commit",
     "bug_kind",
+    "alt_fixes",
 )
 _IGNORED = shutil.ignore_patterns("__pycache__", ".pytest_cache", "*.pyc", ".git")
 
@@ -897,18 +901,63 @@ def run_suite(python: str, repo: Path, node_ids: list[str]) -> dict[str, str]:
 # ---------------------------------------------------------------------- building tasks
 
 
+def _alt(path: str, *pairs: tuple[str, str]) -> tuple[Edit, ...]:
+    return tuple(Edit(path, old, new) for old, new in pairs)
+
+
+# Other correct fixes, by slug: edits of the bugged code (``old`` is what the bug left). Each is
+# checked like the gold fix; the scripted teacher solves with any of them, so runs of one task
+# end in different patches.
+ALT_FIXES: dict[str, list[tuple[Edit, ...]]] = {
+    "ttl-boundary": [_alt("cachebox/cache.py", ("and now > entry.expires_at\n", "and not now < entry.expires_at\n"))],
+    "peek-refreshes": [_alt("cachebox/cache.py", (
+        '        """The value for ``key`` without counting a lookup or refreshing its recency."""\n'
+        "        entry = self._live_entry(key, touch=True)\n",
+        '        """The value for ``key`` without counting a lookup or refreshing its recency."""\n'
+        "        entry = self._live_entry(key, touch=False)\n"))],
+    "stats-snapshot": [_alt("cachebox/cache.py", (
+        "        return self._stats\n", "        return CacheStats(**dataclasses.asdict(self._stats))\n"))],
+    "memo-keyword-order": [
+        _alt("cachebox/memo.py", ("*kwargs.items())", "*sorted(kwargs.items(), key=lambda item: item[0]))")),
+        _alt("cachebox/memo.py", ("key += (_KEYWORDS, *kwargs.items())", "key += (_KEYWORDS, tuple(sorted(kwargs.items())))")),
+    ],
+    "shared-list": [
+        _alt("iniconf/config.py", ("        value = self._resolve(section, key.lower(), ())\n        return value\n",
+                                   "        value = self._resolve(section, key.lower(), ())\n"
+                                   "        return value[:] if isinstance(value, list) else value\n")),
+        _alt("iniconf/config.py", ("        value = self._resolve(section, key.lower(), ())\n        return value\n",
+                                   "        value = self._resolve(section, key.lower(), ())\n"
+                                   "        if isinstance(value, list):\n            return [*value]\n        return value\n")),
+    ],
+    "get-int-bool": [_alt("iniconf/config.py", ("            if not isinstance(value, int):\n",
+                                                "            if type(value) is not int:\n"))],
+    "duration-suffix": [_alt("iniconf/values.py", (
+        '    if not parts and "".join(number + unit for number, unit in parts) != compact:\n',
+        '    if not (parts and "".join(number + unit for number, unit in parts) == compact):\n'))],
+    "prerelease-leak": [_alt("semverkit/ranges.py", (
+        "c.version.prerelease or c.version.release == version.release",
+        "c.version.release == version.release and bool(c.version.prerelease)"))],
+    "wildcard-error-type": [_alt("semverkit/ranges.py", (
+        '            raise ValueError(f"{text!r} has a number after a wildcard in range {source!r}")\n',
+        '            raise InvalidRange(f"{text!r} has a number after a wildcard in range {source!r}")  # not ValueError\n'))],
+}
+
+
 def copy_repo(name: str, dest: Path) -> Path:
     target = dest / name
     shutil.copytree(REPOS / name, target, ignore=_IGNORED)
     return target
 
 
-def make_patch(bug: Bug, workdir: Path) -> str:
-    """Apply ``bug``'s edits to a fresh copy under ``workdir`` and return ``git diff``."""
-    repo = copy_repo(bug.repo, workdir / "bugged")
+def make_patch(bug: Bug, workdir: Path, edits: tuple[Edit, ...] | None = None, start: str = "") -> str:
+    """Apply ``bug``'s edits (or ``edits``, on top of the ``start`` patch) to a fresh copy under
+    ``workdir`` and return ``git diff``."""
+    repo = copy_repo(bug.repo, workdir)
+    if start:
+        apply_patch(start, repo)
     _run(["git", "init", "-q"], repo)
     _run(["git", "add", "-A"], repo)
-    for edit in bug.edits:
+    for edit in bug.edits if edits is None else edits:
         path = repo / edit.path
         text = path.read_text(encoding="utf-8")
         count = text.count(edit.old)
@@ -956,11 +1005,13 @@ def build_task(bug: Bug, python: str, clean: dict[str, dict[str, str]]) -> dict:
         raise TaskError(f"{bug.instance_id}: a bug must not touch the tests")
     with tempfile.TemporaryDirectory(prefix="demo-task-") as tmp:
         workdir = Path(tmp)
-        patch = make_patch(bug, workdir)
+        patch = make_patch(bug, workdir / "bugged")
         repo = copy_repo(bug.repo, workdir / "applied")
         apply_patch(patch, repo)
         node_ids = list(clean[bug.repo])
         bugged = run_suite(python, repo, node_ids)
+        alt_fixes = [alt_fix(bug, i, edits, patch, python, node_ids, workdir)
+                     for i, edits in enumerate(ALT_FIXES.get(bug.slug, ()))]
     before = clean[bug.repo]
     fail_to_pass = [i for i in node_ids if bugged[i] != "passed"]
     pass_to_pass = [i for i in node_ids if bugged[i] == "passed"]
@@ -982,7 +1033,23 @@ def build_task(bug: Bug, python: str, clean: dict[str, dict[str, str]]) -> dict:
         "created_at": CREATED_AT,
         "base_commit": None,
         "bug_kind": bug.kind,
+        "alt_fixes": alt_fixes,
     }
+
+
+def alt_fix(bug: Bug, i: int, edits: tuple[Edit, ...], patch: str, python: str, node_ids: list[str],
+            workdir: Path) -> str:
+    """Another correct fix of ``bug``: a diff from the bugged code under which the suite passes."""
+    fix = make_patch(bug, workdir / f"alt{i}", edits, start=patch)
+    repo = copy_repo(bug.repo, workdir / f"alt{i}-applied")
+    apply_patch(patch, repo)
+    apply_patch(fix, repo)
+    if all((repo / e.path).read_bytes() == (REPOS / bug.repo / e.path).read_bytes() for e in edits):
+        raise TaskError(f"{bug.instance_id}: alt fix {i} restores the clean code: it is the gold fix")
+    failed = {t: s for t, s in run_suite(python, repo, node_ids).items() if s != "passed"}
+    if failed:
+        raise TaskError(f"{bug.instance_id}: alt fix {i} does not fix it: {failed}")
+    return fix
 
 
 def clean_outcomes(python: str, repos: list[str]) -> dict[str, dict[str, str]]:
@@ -1004,6 +1071,9 @@ def build_all(python: str, only: set[str] | None = None) -> list[dict]:
     ids = [b.instance_id for b in BUGS]
     if len(set(ids)) != len(ids):
         raise TaskError("two bugs share an instance id")
+    unknown = set(ALT_FIXES) - {b.slug for b in BUGS}
+    if unknown:
+        raise TaskError(f"ALT_FIXES names no bug: {sorted(unknown)}")
     bugs = [b for b in BUGS if not only or b.instance_id in only or b.slug in only]
     clean = clean_outcomes(python, sorted({b.repo for b in bugs}))
     rows = []
