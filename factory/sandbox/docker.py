@@ -64,6 +64,7 @@ THEN = "factory-start-state-reached"
 DIFF_LIMIT = 256 * 2**20  # a diff is never cut: past this the attempt's diff is an error
 TIMEOUT_EXIT = 124  # coreutils `timeout`
 KILLED_EXIT = 137
+SIGNALLED = 128  # shells exit 128 + n for a command that signal n ended
 READY = "/run/factory-start"
 # $1: the user commands run as (created when the image lacks it), $2: seconds to live.
 START = "user=$1" + ENSURE_USER + r"""
@@ -303,7 +304,11 @@ class DockerSandbox:
         # a command killed by a signal may be the first sign of the container being removed;
         # the engine can still call it running for a moment, so ask its events as well
         killed = exit_code == KILLED_EXIT and not timed_out
-        if not await self._alive() or (killed and "kill" in await engine.call(self._events)):
+        # a command that exited by itself ran in a live container: only a death by signal, a
+        # timeout or a lost exit code may mean the container went, so only they cost the engine
+        # a look (a container gone before the next call fails that call, and `exec` says why)
+        ambiguous = exit_code is None or exit_code >= SIGNALLED or timed_out or flooded
+        if ambiguous and (not await self._alive() or (killed and "kill" in await engine.call(self._events))):
             raise EngineGone(f"container {self.container.short_id} is gone")
         if killed and await self._oom_killed_since_start():
             buffer.note("[killed: out of memory]")
