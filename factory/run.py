@@ -84,6 +84,10 @@ async def run_pipeline(
     before its folder exists, and a run that fails later is marked `failed` with the reason."""
     tasks, skipped = _load(pipeline)
     teachers = {teacher_label(t): build_teacher(t) for t in pipeline.teachers}  # a missing key fails here
+    if pipeline.executor.kind == "ray":  # so does a cluster that is not there
+        from factory.executor.cluster import check
+
+        check(pipeline)
     store = RunStore(pipeline.resolve(pipeline.output.dir) / (run_id or new_run_id(pipeline.name)))
     try:
         with store.locked():

@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import socket
 import time
 from typing import Any
 
@@ -177,12 +178,32 @@ class RayExecutor:
             self.ray.shutdown()  # leaves a cluster it joined running; one it started, it stops
 
 
-def _connect(pipeline: Pipeline) -> bool:
-    """ray.init as `executor.address` says; True when it started a local cluster."""
+def check(pipeline: Pipeline) -> None:
+    """Before a run folder exists: Ray is installed, and a given address takes connections (Ray
+    itself would retry an address where nothing listens for minutes)."""
     try:
-        import ray
+        import ray  # noqa: F401
     except ImportError:
         raise UsageError("executor.kind: `ray` needs Ray installed: pip install 'factory[ray]'") from None
+    address = pipeline.executor.address
+    if address == "auto":
+        return
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit():
+        raise UsageError(f"executor.address: {address!r} is not HOST:PORT (the head's, as `ray start --head` prints it) "
+                         "or auto")
+    try:
+        socket.create_connection((host, int(port)), timeout=10).close()
+    except OSError as exc:
+        raise UsageError(f"executor.address: no Ray cluster answers at {address} ({exc.strerror or exc}); "
+                         "start one with `ray start --head`, or give `auto`") from None
+
+
+def _connect(pipeline: Pipeline) -> bool:
+    """ray.init as `executor.address` says; True when it started a local cluster."""
+    import ray
+
+    check(pipeline)
     config = pipeline.executor
     quiet: dict[str, Any] = {"log_to_driver": False, "logging_level": logging.ERROR}
     if ray.is_initialized():
