@@ -17,6 +17,7 @@ from factory.runs import RunStore
 from tests.executor.ray_cluster import Cluster
 from tests.test_run import (
     factory,
+    journal_a_paid_turn,
     kill_when,
     outcomes,
     paid_pipeline,
@@ -135,24 +136,12 @@ def test_the_driver_killed_with_kill_9_resumes_and_loses_and_duplicates_nothing(
 async def test_paid_turns_of_an_attempt_on_a_node_are_journaled_by_the_driver(tmp_path, docker_client, cluster):
     """A kill left one paid turn in the journal: the attempt, redone on a node, replays it (only
     the next turn reaches the API), and the key never travels to the node."""
-    from factory.config import load_pipeline
-    from factory.records import AttemptKey, Completion, Message, ToolCall, Usage
-    from factory.run import load_run_tasks
     from tests.teachers.fake_api import FakeAPI, openai_completion
 
     with FakeAPI() as api:
         api.openai(openai_completion(tool_calls=[{"name": "submit", "arguments": {}}]))
         path = on_ray(paid_pipeline(tmp_path, api.openai_url, attempts=1), cluster.address)
-        [task], _ = load_run_tasks(load_pipeline(path))
-        store = RunStore(tmp_path / "runs" / "replay")
-        key = AttemptKey(run_id="replay", instance_id=task.instance_id, teacher="gpt", index=0)
-        paid = Completion(
-            message=Message(role="assistant", content="Looking around.",
-                            tool_calls=[ToolCall(id="call_1", name="bash", arguments='{"command": "ls"}')]),
-            usage=Usage(input_tokens=1000, output_tokens=10), cost_usd=0.00208,
-        )
-        store.journal_path(key).parent.mkdir(parents=True)
-        store.journal_path(key).write_text(paid.model_dump_json() + "\n")
+        store, key = journal_a_paid_turn(path, "replay")
         outcome = await run(path, "replay")
         assert len(api.requests) == 1
     [attempt] = outcome.store.attempts()
