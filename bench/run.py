@@ -15,6 +15,7 @@ BENCHES = [
     ["warehouse_bench.py"],
     ["render_bench.py", "--mb", "50"],
     ["cli_bench.py"],
+    ["ray_bench.py"],
 ]
 
 if __name__ == "__main__":
