@@ -1,8 +1,11 @@
 """The scheduler alone owns concurrency: attempts fanned out over tasks x teachers, under limits.
 
-    units (task, teacher, index), breadth first ─► launch while eligible ─► sandbox from the pool
-      ─► run_agent (teacher turns journaled) ─► release the slot ─► verify (concurrently)
+    units (task, teacher, index), breadth first ─► launch while eligible ─► executor.sample: sandbox,
+      run_agent (teacher turns journaled) ─► release the slot ─► executor.verify (concurrently)
       ─► attempt file (atomic) ─► warehouse ─► task state (early stop, give-up)
+
+The executor (`factory.executor`) is where that work runs: this process's pool and verifier, or
+the nodes of a Ray cluster; every decision above stays here.
 
 Early stop: a task stops launching once the runs the dataset keeps of it (`factory.keeper`: the
 pipeline's own filter chain) plus the attempts in flight reach `filters.cap.per_task`.
