@@ -17,6 +17,7 @@ BENCHES = [
     ["render_bench.py", "--mb", "50"],
     ["cli_bench.py"],
     ["cost_bench.py"],
+    ["ray_bench.py"],
 ]
 
 if __name__ == "__main__":

@@ -62,13 +62,19 @@ def run(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display.")] = False,
     allow_changes: Annotated[bool, typer.Option(
         "--allow-changes", help="Resume even though settings or the task selection differ (recorded in run.json).")] = False,
+    executor: Annotated[str | None, typer.Option(help="Where attempts run: local or ray (executor.kind).")] = None,
+    ray_address: Annotated[str | None, typer.Option(
+        help="With --executor ray: auto, or the head's HOST:PORT (executor.address).")] = None,
 ) -> None:
     """Run (or resume) a pipeline: sample, verify, filter, render, write the dataset."""
     import asyncio
 
     from factory.config import Override, load_pipeline
 
-    given = [Override("--limit", "tasks.limit", limit), Override("--max-cost", "budget.max_cost_usd", max_cost)]
+    if ray_address is not None and executor is None:  # an address means the cluster at it
+        executor = "ray"
+    given = [Override("--limit", "tasks.limit", limit), Override("--max-cost", "budget.max_cost_usd", max_cost),
+             Override("--executor", "executor.kind", executor), Override("--ray-address", "executor.address", ray_address)]
     config = load_pipeline(pipeline, [o for o in given if o.value is not None])  # validated as the YAML is
     if pilot is not None and not dry_run:
         raise UsageError("--pilot goes with --dry-run: it is what the forecast reads")

@@ -1,7 +1,7 @@
 """The pipeline YAML as typed models, with errors that name file, line, column and field.
 
     Pipeline ── tasks, teachers[], agent, sandbox, verifier, sampling, filters, output,
-                warehouse, budget
+                warehouse, budget, executor
 
 Unknown keys are errors everywhere. `${VAR}` and `${VAR:-default}` in string values are
 read from the environment; values that came from the environment are never printed.
@@ -25,6 +25,7 @@ from pydantic_core import PydanticCustomError
 from factory.agent.config import AgentConfig
 from factory.allocation import HopelessConfig
 from factory.errors import ConfigError, UsageError
+from factory.executor.config import ExecutorConfig
 from factory.filters import FiltersConfig
 from factory.sandbox.config import SandboxConfig
 from factory.section import Section
@@ -105,6 +106,7 @@ class Pipeline(Section):
     output: OutputConfig = Field(default_factory=OutputConfig)
     warehouse: WarehouseConfig = Field(default_factory=WarehouseConfig)
     budget: BudgetConfig = Field(default_factory=BudgetConfig)
+    executor: ExecutorConfig = Field(default_factory=ExecutorConfig)
 
     path: Path | None = Field(default=None, exclude=True)
     """Where the pipeline was read from; relative paths in it resolve against its folder."""

@@ -1,6 +1,7 @@
 """The protocol of each stage, in one place, so the architecture reads in one file.
 
     tasks ─► Pool ─► Sandbox ⇄ Teacher (agent loop) ─► Verifier ─► Filter ─► Renderer ─► dataset
+             └──────────── Executor: where one attempt runs ────────┘
 """
 
 from __future__ import annotations
@@ -8,7 +9,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from factory.records import Attempt, Completion, Message, StartState, Task, Verdict
+from factory.records import (
+    Attempt,
+    AttemptKey,
+    Completion,
+    Message,
+    StartState,
+    Task,
+    Trajectory,
+    Verdict,
+)
 
 
 @dataclass(frozen=True)
@@ -61,6 +71,22 @@ class SessionTeacher(Teacher, Protocol):
 
 class Verifier(Protocol):
     async def verify(self, task: Task, patch: str) -> Verdict: ...
+
+
+@dataclass
+class Sampled:
+    trajectory: Trajectory
+    node: str | None
+    """The machine that ran it: this host's name (local), or the Ray node's id."""
+
+
+class Executor(Verifier, Protocol):
+    """Where the work of one attempt runs (sandbox, agent loop, verification); the scheduler
+    decides what runs and when (`factory/executor/`: local, or a Ray cluster)."""
+
+    def prewarm(self, task: Task) -> None: ...
+    async def sample(self, task: Task, key: AttemptKey, seed: int, deadline: float) -> Sampled: ...
+    def done_with(self, image: str) -> None: ...
 
 
 class Filter(Protocol):

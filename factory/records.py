@@ -281,6 +281,8 @@ class Attempt(Record):
     """Infrastructure failures that were retried before this outcome (never counted as the model's)."""
     started_at: datetime | None = None
     finished_at: datetime | None = None
+    node: str | None = None
+    """The machine that sampled it: the host's name (local executor) or the Ray node's id."""
 
     @property
     def outcome(self) -> str:

@@ -12,8 +12,10 @@ import logging
 import shlex
 import sys
 from collections import Counter
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from factory.config import Pipeline, parse_pipeline, teacher_label
 from factory.errors import StorageError, UsageError
@@ -83,13 +85,19 @@ async def run_pipeline(
     before its folder exists, and a run that fails later is marked `failed` with the reason."""
     tasks, skipped = _load(pipeline)
     teachers = {teacher_label(t): build_teacher(t) for t in pipeline.teachers}  # a missing key fails here
+    if pipeline.executor.kind == "ray":  # so does a cluster that is not there
+        from factory.executor.cluster import check
+
+        check(pipeline)
     store = RunStore(pipeline.resolve(pipeline.output.dir) / (run_id or new_run_id(pipeline.name)))
     try:
         with store.locked():
             text = pipeline.path.read_text() if pipeline.path else ""
             store.start(text, command or shlex.join(["factory", *sys.argv[1:]]), str(pipeline.path),
-                        # the budget only says when to stop launching: a resume may raise it
-                        identity(pipeline.model_dump(mode="json", exclude={"budget"}), [t.instance_id for t in tasks]),
+                        # the budget only says when to stop launching, the executor only where attempts
+                        # run: a resume may raise the one and move to the other
+                        identity(pipeline.model_dump(mode="json", exclude={"budget", "executor"}),
+                                 [t.instance_id for t in tasks]),
                         allow_changes)
             try:
                 outcome = await _run_held(pipeline, store, tasks, skipped, teachers, progress)
@@ -115,13 +123,11 @@ async def _run_held(pipeline: Pipeline, store: RunStore, tasks: list[Task], skip
 
     paid = {teacher_label(t) for t in pipeline.teachers if t.kind != "scripted"}
     warehouse = open_warehouse(pipeline, store, tasks)
-    puller = Puller.of(pipeline.sandbox, note=progress.note)  # one per run: the pool's and the verifier's pulls
-    verifier = DockerVerifier(pipeline.verifier, pipeline.sandbox, run_id=store.run_id, puller=puller)
     hooks = render_hooks(build_renderer(template=pipeline.output.template))
     keeper = Keeper(pipeline.filters, count_tokens=hooks.count_tokens)  # the build's own filters and counts
     try:
-        async with SandboxPool(pipeline.sandbox, run_id=store.run_id, puller=puller) as pool:
-            scheduler = Scheduler(pipeline, tasks, teachers, store, pool=pool, verifier=verifier,
+        async with _executor(pipeline, store, tasks, teachers, paid, progress) as where:
+            scheduler = Scheduler(pipeline, tasks, teachers, store, **where,
                                   warehouse=warehouse, progress=progress, journal=paid, keeper=keeper)
             try:
                 result = await scheduler.run()
@@ -134,6 +140,28 @@ async def _run_held(pipeline: Pipeline, store: RunStore, tasks: list[Task], skip
         warehouse.close()
     behind = f"{warehouse.behind} attempt(s) not in it yet, as {warehouse.why_behind}" if warehouse.behind else None
     return RunOutcome(store, result, build, skipped, behind)
+
+
+@contextlib.asynccontextmanager
+async def _executor(pipeline: Pipeline, store: RunStore, tasks: list[Task], teachers: dict[str, Teacher],
+                    paid: set[str], progress: Progress) -> AsyncIterator[dict[str, Any]]:
+    """Where the attempts run, as the scheduler takes it: this machine's pool and verifier, or a
+    Ray cluster (`executor.kind`)."""
+    if pipeline.executor.kind == "ray":
+        from factory.executor.cluster import RayExecutor
+
+        executor, reaped = await RayExecutor.start(pipeline, store, tasks, teachers, paid)
+        if reaped:
+            progress.note(f"the Ray nodes removed {reaped} container(s) left by an earlier, crashed process of this run")
+        try:
+            yield {"executor": executor}
+        finally:
+            await executor.close()
+        return
+    puller = Puller.of(pipeline.sandbox, note=progress.note)  # one per run: the pool's and the verifier's pulls
+    verifier = DockerVerifier(pipeline.verifier, pipeline.sandbox, run_id=store.run_id, puller=puller)
+    async with SandboxPool(pipeline.sandbox, run_id=store.run_id, puller=puller) as pool:
+        yield {"pool": pool, "verifier": verifier}
 
 
 def open_warehouse(pipeline: Pipeline, store: RunStore, tasks: list[Task]) -> Warehouse:

@@ -1,13 +1,17 @@
 """The scheduler alone owns concurrency: attempts fanned out over tasks x teachers, under limits.
 
-    units (task, teacher, index), breadth first ─► launch while eligible ─► sandbox from the pool
-      ─► run_agent (teacher turns journaled) ─► release the slot ─► verify (concurrently)
+    units (task, teacher, index), breadth first ─► launch while eligible ─► executor.sample: sandbox,
+      run_agent (teacher turns journaled) ─► release the slot ─► executor.verify (concurrently)
       ─► attempt file (atomic) ─► warehouse ─► task state (early stop, give-up)
 
 Which unit starts next, and when a task gets no more, is `factory.allocation`'s to say: early
 stop once the runs the dataset keeps of it (`factory.keeper`: the pipeline's own filter chain)
 plus the attempts in flight reach `filters.cap.per_task`; hopeless teachers, give-up, tiers of
 a cascade, and under a budget the most expected kept rows per dollar.
+
+The executor (`factory.executor`) is where that work runs: this process's pool and verifier, or
+the nodes of a Ray cluster; every decision above stays here.
+
 Infrastructure failures (engine fault, sandbox removed, teacher outage after retries) are redone up to `infra_retries` times and recorded as
 such; a verification that the engine keeps failing records the attempt with its trajectory
 and `error_class = verify_error`. Resuming a run redoes what infrastructure left undone: it
@@ -30,23 +34,20 @@ import signal
 import time
 import zlib
 from collections import Counter, deque
-from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, TypeVar
 
-from factory.agent.loop import run_agent
 from factory.allocation import Allocator, Stop
 from factory.budget import Budget
 from factory.config import Pipeline
 from factory.errors import SandboxError, StorageError, VerifyError
-from factory.journal import JournalTeacher
+from factory.executor.late import LateWork
+from factory.executor.local import LocalExecutor
 from factory.keeper import Keeper
-from factory.protocols import Pool, Teacher, Verifier
-from factory.records import INFRA_EXITS, Attempt, AttemptKey, Exit, PossiblyBilled, Task, Trajectory
+from factory.protocols import Executor, Pool, Sampled, Teacher, Verifier
+from factory.records import INFRA_EXITS, Attempt, AttemptKey, Task, Trajectory
 from factory.runs import RunStore, write_atomic
 
-T = TypeVar("T")
 VERIFY_ERROR = "verify_error"  # error_class of an attempt whose verification infrastructure failed
 
 
@@ -93,20 +94,24 @@ class Scheduler:
         teachers: dict[str, Teacher],
         store: RunStore,
         *,
-        pool: Pool,
-        verifier: Verifier,
+        pool: Pool | None = None,
+        verifier: Verifier | None = None,
         warehouse=None,
         progress=None,
         journal: set[str] | None = None,
         keeper: Keeper | None = None,
+        executor: Executor | None = None,
     ):
         self.p = pipeline
         self.tasks = tasks
         self.teachers = teachers
         self.journal = journal or set()  # teacher labels whose turns are journaled (paid ones)
         self.store = store
-        self.pool = pool
-        self.verifier = verifier
+        self.late = LateWork()  # work that passed an attempt's deadline, finishing unawaited
+        self.executor = executor or LocalExecutor(
+            pool, verifier, teachers, pipeline.agent, late=self.late,  # type: ignore[arg-type]
+            journal=lambda key: store.journal_path(key) if key.teacher in self.journal else None)
+        """Where attempts run (this process, or a Ray cluster); what runs and when is decided here."""
         self.warehouse = warehouse
         self.progress = progress
         self.tasks_by_id = {t.instance_id: t for t in tasks}
@@ -121,7 +126,6 @@ class Scheduler:
         self.interrupts = 0
         self.budget = Budget(pipeline)
         self.write_error: StorageError | None = None  # the first run file that could not be written
-        self.late: set[asyncio.Future] = set()  # work that passed an attempt's deadline, finishing unawaited
         self.outstanding: Counter[str] = Counter()  # per image: units queued or in flight (`_settled`)
 
     # ------------------------------------------------------------------ plan
@@ -208,8 +212,7 @@ class Scheduler:
             await self._launch(queue)
             while self.running:
                 await asyncio.wait(set(self.running), return_when=asyncio.FIRST_COMPLETED)
-            while self.late:  # work that came late, and the release of what it made
-                await asyncio.gather(*self.late, return_exceptions=True)
+            await self.late.drain()  # work that came late, and the release of what it made
             self._record_decisions()
         finally:
             await self._cancel_all()
@@ -220,7 +223,7 @@ class Scheduler:
 
     async def _launch(self, queue: deque[Unit]) -> None:
         while queue and not self.stopping:
-            self.pool.prewarm(queue[0].task.image, queue[0].task.workdir)  # the next image, ahead of need
+            self.executor.prewarm(queue[0].task)  # the next image, ahead of need
             await self.slots.acquire()
             # chosen only once a slot is free, so the decision sees every attempt finished so far
             unit = self._eligible(queue) if not self.stopping else None
@@ -268,12 +271,13 @@ class Scheduler:
             try:
                 for _ in range(self.p.sampling.infra_retries + 1):
                     deadline = time.monotonic() + self.p.agent.max_wall_seconds  # sandbox start to verdict
-                    trajectory = await self._sample(unit, key, deadline)
+                    sampled = await self._sample(unit, key, deadline)
+                    trajectory = sampled.trajectory
                     if trajectory.exit not in INFRA_EXITS:
                         break
                     infra.append(f"{trajectory.exit}: {trajectory.error}")
                 attempt = Attempt(key=key, repo=unit.task.repo, trajectory=trajectory, infra_failures=infra,
-                                  started_at=started)
+                                  started_at=started, node=sampled.node)
                 sampling = False
                 self._sampled(unit, attempt)
                 if self.progress:
@@ -318,35 +322,12 @@ class Scheduler:
             return
         try:
             async with self.verify_slots:
-                attempt.verdict = await self._by(deadline, self.verifier.verify(task, attempt.trajectory.patch))
+                attempt.verdict = await self.late.by(deadline, self.executor.verify(task, attempt.trajectory.patch))
         except (VerifyError, SandboxError, TimeoutError) as exc:
             why = (f"not verified within the attempt's max_wall_seconds ({self.p.agent.max_wall_seconds:g} s)"
                    if isinstance(exc, TimeoutError) else f"{type(exc).__name__}: {exc}")
             attempt.error_class = VERIFY_ERROR
             attempt.infra_failures.append(f"{VERIFY_ERROR}: {why}"[:2000])
-
-    async def _by(self, deadline: float | None, work: Coroutine[Any, Any, T],
-                  late: Callable[[T], Coroutine[Any, Any, Any]] | None = None) -> T:
-        """`work`'s result by `deadline` (`time.monotonic()`), else TimeoutError. Late work is
-        not cancelled (an engine call in a thread cannot be stopped half-way, and what it made
-        would leak): it finishes in the background and `late` gets its result to undo it."""
-        if deadline is None:
-            return await work
-        job = asyncio.ensure_future(work)
-        try:
-            return await asyncio.wait_for(asyncio.shield(job), max(deadline - time.monotonic(), 0.0))
-        except TimeoutError:
-            self.late.add(job)
-            job.add_done_callback(self.late.discard)
-            if late is not None:
-                job.add_done_callback(lambda done: self._undo(done, late))
-            raise
-
-    def _undo(self, done: asyncio.Future, late: Callable[[Any], Coroutine[Any, Any, Any]]) -> None:
-        if not done.cancelled() and done.exception() is None:
-            undo = asyncio.ensure_future(late(done.result()))
-            self.late.add(undo)
-            undo.add_done_callback(self.late.discard)
 
     async def _reverify(self, attempt: Attempt) -> None:
         """A resumed attempt that has its trajectory but no verdict: verify it, pay nothing."""
@@ -393,36 +374,15 @@ class Scheduler:
         self.stopping = True
         self.changed.set()
 
-    async def _sample(self, unit: Unit, key: AttemptKey, deadline: float) -> Trajectory:
-        teacher = self.teachers[unit.teacher]
-        if unit.teacher in self.journal:
-            teacher = JournalTeacher(teacher, self.store.journal_path(key))
+    async def _sample(self, unit: Unit, key: AttemptKey, deadline: float) -> Sampled:
         seed = zlib.crc32(f"{self.p.sampling.seed}:{key.instance_id}:{key.teacher}:{key.index}".encode())
-        attempt_id = f"{key.instance_id}.{key.teacher}.{key.index}"[-60:]
-        acquire = self.pool.acquire(unit.task.image, unit.task.start, workdir=unit.task.workdir, attempt_id=attempt_id)
-        try:
-            sandbox = await self._by(deadline, acquire, late=self.pool.release)
-        except (SandboxError, TimeoutError) as exc:  # a start that slow is the engine's fault, not the model's
-            error = (f"SandboxStartError: not started within max_wall_seconds ({self.p.agent.max_wall_seconds:g} s)"
-                     if isinstance(exc, TimeoutError) else f"{type(exc).__name__}: {exc}")
-            return Trajectory(instance_id=key.instance_id, teacher=unit.teacher, model=teacher.model, messages=[],
-                              exit=Exit.sandbox_error, error=error,
-                              possibly_billed=_cut_off(teacher))
-        started = time.monotonic()
-        try:
-            trajectory = await run_agent(unit.task, teacher, sandbox, self.p.agent, attempt_seed=seed, deadline=deadline)
-        finally:
-            await self.pool.release(sandbox)
-        trajectory.teacher = unit.teacher
-        trajectory.possibly_billed = _cut_off(teacher)  # the journal is gone once the attempt is saved
-        trajectory.wall_seconds = trajectory.wall_seconds or time.monotonic() - started
-        return trajectory
+        return await self.executor.sample(unit.task, key, seed, deadline)
 
     def _settled(self, image: str) -> None:
         """A unit of `image` ran or was dropped; with none left, the pool may let the image go."""
         self.outstanding[image] -= 1
         if self.outstanding[image] == 0:
-            self.pool.done_with(image)
+            self.executor.done_with(image)
 
     # ------------------------------------------------------------------ signals
 
@@ -452,9 +412,10 @@ class Scheduler:
                 task.cancel()
 
     async def _cancel_all(self) -> None:
-        for task in [*self.running, *self.late]:
+        for task in self.running:
             task.cancel()
-        await asyncio.gather(*self.running, *self.late, return_exceptions=True)
+        await asyncio.gather(*self.running, return_exceptions=True)
+        await self.late.cancel()
 
 
 def breadth_first(tasks: list[Task], teachers: list[str], attempts: int,
@@ -467,11 +428,6 @@ def breadth_first(tasks: list[Task], teachers: list[str], attempts: int,
                 if (task.instance_id, teacher, index) not in done:
                     units.append(Unit(task, teacher, index))
     return units
-
-
-def _cut_off(teacher: Teacher) -> list[PossiblyBilled]:
-    """The journaled requests of an attempt that never answered (`factory.journal`)."""
-    return list(teacher.possibly_billed) if isinstance(teacher, JournalTeacher) else []
 
 
 def _unit_id(key: AttemptKey) -> tuple[str, str, int]:

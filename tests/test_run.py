@@ -252,27 +252,33 @@ async def test_an_api_outage_is_retried_as_infrastructure_not_counted_as_the_mod
         assert db.execute("select count(*) from attempts").fetchone()[0] == 1
 
 
+def journal_a_paid_turn(path: Path, run_id: str):
+    """What a crash mid-attempt leaves: one paid turn (`ls`, $0.00208) in the journal of the
+    run's attempt 0 of teacher `gpt` on its one task. Returns the store and that attempt's key."""
+    from factory.records import AttemptKey, Completion, Message, ToolCall, Usage
+    from factory.run import load_run_tasks
+
+    [task], _ = load_run_tasks(load_pipeline(path))
+    store = RunStore(path.parent / "runs" / run_id)
+    key = AttemptKey(run_id=run_id, instance_id=task.instance_id, teacher="gpt", index=0)
+    paid = Completion(
+        message=Message(role="assistant", content="Looking around.",
+                        tool_calls=[ToolCall(id="call_1", name="bash", arguments='{"command": "ls"}')]),
+        usage=Usage(input_tokens=1000, output_tokens=10), cost_usd=0.00208,
+    )
+    store.journal_path(key).parent.mkdir(parents=True)
+    store.journal_path(key).write_text(paid.model_dump_json() + "\n")
+    return store, key
+
+
 async def test_a_redone_attempt_replays_the_turns_already_paid_for(tmp_path, docker_client):
     """A crash mid-attempt left one paid turn in the journal: the redo must not buy it again."""
-    from factory.records import AttemptKey, Completion, Message, ToolCall, Usage
     from tests.teachers.fake_api import FakeAPI, openai_completion
 
     with FakeAPI() as api:
         api.openai(openai_completion(tool_calls=[{"name": "submit", "arguments": {}}]))
         path = paid_pipeline(tmp_path, api.openai_url, attempts=1)
-        pipeline = load_pipeline(path)
-        from factory.run import load_run_tasks
-
-        [task], _ = load_run_tasks(pipeline)
-        store = RunStore(tmp_path / "runs" / "replay")
-        key = AttemptKey(run_id="replay", instance_id=task.instance_id, teacher="gpt", index=0)
-        paid = Completion(
-            message=Message(role="assistant", content="Looking around.",
-                            tool_calls=[ToolCall(id="call_1", name="bash", arguments='{"command": "ls"}')]),
-            usage=Usage(input_tokens=1000, output_tokens=10), cost_usd=0.00208,
-        )
-        store.journal_path(key).parent.mkdir(parents=True)
-        store.journal_path(key).write_text(paid.model_dump_json() + "\n")
+        store, key = journal_a_paid_turn(path, "replay")
         outcome = await run(path, "replay")
         assert len(api.requests) == 1  # only the turn past the journal reached the API
     [attempt] = outcome.store.attempts()

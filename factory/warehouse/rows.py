@@ -95,6 +95,7 @@ def attempt_row(attempt: Attempt, started_at: datetime, finished_at: datetime, k
         "verify_seconds": v.seconds if v else None,
         "flags": list(v.flags) if v else [],
         "infra_failures": list(attempt.infra_failures),
+        "node": attempt.node,
         "kept": kept,
         "started_at": utc(started_at),
         "finished_at": utc(finished_at),

@@ -72,6 +72,8 @@ CREATE TABLE IF NOT EXISTS attempts (
 -- and the most they can have cost (NULL when one's price is unknown).
 ALTER TABLE attempts ADD COLUMN IF NOT EXISTS possibly_billed INTEGER;
 ALTER TABLE attempts ADD COLUMN IF NOT EXISTS possibly_billed_usd DOUBLE;
+-- The machine that sampled the attempt: the host's name (local executor) or the Ray node's id.
+ALTER TABLE attempts ADD COLUMN IF NOT EXISTS node VARCHAR;
 
 -- One row per teacher call. Child tables have no index: the writer deletes an attempt's
 -- rows before inserting them again, in the same transaction.

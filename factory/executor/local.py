@@ -1,0 +1,72 @@
+"""The local executor: an attempt's sandbox from this process's warm pool, the agent loop here,
+verification against this machine's engine. A Ray node runs the same code for the attempts it
+is given (`factory.executor.node`)."""
+
+from __future__ import annotations
+
+import socket
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from factory.agent.config import AgentConfig
+from factory.agent.loop import run_agent
+from factory.errors import SandboxError
+from factory.executor.late import LateWork
+from factory.journal import JournalTeacher
+from factory.protocols import Pool, Sampled, Teacher, Verifier
+from factory.records import AttemptKey, Exit, PossiblyBilled, Task, Trajectory, Verdict
+
+
+class LocalExecutor:
+    def __init__(self, pool: Pool, verifier: Verifier | None, teachers: dict[str, Teacher], agent: AgentConfig, *,
+                 late: LateWork, journal: Callable[[AttemptKey], Path | None] = lambda key: None,
+                 node: str | None = None):
+        self.pool = pool
+        self.verifier = verifier
+        self.teachers = teachers
+        self.agent = agent
+        self.late = late
+        self.journal = journal
+        """Where an attempt's paid teacher turns are journaled; None: not journaled (free teachers)."""
+        self.node = node or socket.gethostname()
+
+    def prewarm(self, task: Task) -> None:
+        self.pool.prewarm(task.image, task.workdir)
+
+    def done_with(self, image: str) -> None:
+        """No remaining attempt of the run needs `image`: the pool may let it go (`sandbox.image_cache_gb`)."""
+        self.pool.done_with(image)
+
+    async def verify(self, task: Task, patch: str) -> Verdict:
+        assert self.verifier is not None
+        return await self.verifier.verify(task, patch)
+
+    async def sample(self, task: Task, key: AttemptKey, seed: int, deadline: float) -> Sampled:
+        teacher = self.teachers[key.teacher]
+        journal = self.journal(key)
+        if journal is not None:
+            teacher = JournalTeacher(teacher, journal)
+        attempt_id = f"{key.instance_id}.{key.teacher}.{key.index}"[-60:]
+        acquire = self.pool.acquire(task.image, task.start, workdir=task.workdir, attempt_id=attempt_id)
+        try:
+            sandbox = await self.late.by(deadline, acquire, undo=self.pool.release)
+        except (SandboxError, TimeoutError) as exc:  # a start that slow is the engine's fault, not the model's
+            error = (f"SandboxStartError: not started within max_wall_seconds ({self.agent.max_wall_seconds:g} s)"
+                     if isinstance(exc, TimeoutError) else f"{type(exc).__name__}: {exc}")
+            return Sampled(Trajectory(instance_id=key.instance_id, teacher=key.teacher, model=teacher.model, messages=[],
+                                      exit=Exit.sandbox_error, error=error, possibly_billed=_cut_off(teacher)), self.node)
+        started = time.monotonic()
+        try:
+            trajectory = await run_agent(task, teacher, sandbox, self.agent, attempt_seed=seed, deadline=deadline)
+        finally:
+            await self.pool.release(sandbox)
+        trajectory.teacher = key.teacher
+        trajectory.possibly_billed = _cut_off(teacher)  # the journal is gone once the attempt is saved
+        trajectory.wall_seconds = trajectory.wall_seconds or time.monotonic() - started
+        return Sampled(trajectory, self.node)
+
+
+def _cut_off(teacher: Teacher) -> list[PossiblyBilled]:
+    """The journaled requests of an attempt that never answered (`factory.journal`)."""
+    return list(teacher.possibly_billed) if isinstance(teacher, JournalTeacher) else []
