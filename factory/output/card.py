@@ -17,6 +17,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from factory.filters import ChainResult, FiltersConfig, SecretScanner, drop_meanings
+from factory.output.rows import DATASETS_REQUIREMENT
 from factory.output.stats import TaskStats, TeacherStats, TokenStats
 from factory.output.writer import MESSAGES, PLOTS, TOKENIZED, WrittenDataset, data_files_pattern
 from factory.report.model import Plot
@@ -38,7 +39,6 @@ SIZE_CATEGORIES: tuple[tuple[float, str], ...] = (
 
 HUB_ID_PLACEHOLDER = "<org>/<name>"
 """Stands for the Hub repo id in the card until `push` knows it."""
-
 
 
 def size_category(rows: int) -> str:
@@ -78,6 +78,8 @@ class RenderInfo:
     tokenizer_sha256: str
     notes: str = ""
     """Anything the loss-mask description should add (e.g. thinking text kept or stripped)."""
+    thinking: str = ""
+    """The renderer's thinking policy (`last_query`, `all`, `none`), when it has one."""
 
 
 @dataclass
@@ -175,6 +177,18 @@ def _summary(inputs: CardInputs) -> str:
     )
 
 
+def trl_max_length(inputs: CardInputs, config: str) -> int:
+    """`SFTConfig(max_length=...)` for a card snippet: TRL cuts every row to it and then drops rows
+    left without a trained token (its default of 1024 drops nearly every agent trajectory), so it is
+    at least the longest row. `tokenized` rows are trained as stored: the longest one. `messages` is
+    rendered again by TRL: the length filter's limit, under which the rows were kept."""
+    length = inputs.filters.length
+    longest = inputs.tokens.max or length.max_tokens  # no rows: the snippet still reads right
+    if config == MESSAGES and length.enabled:
+        return max(length.max_tokens, longest)
+    return longest
+
+
 def _loading(inputs: CardInputs) -> str:
     hub_id = inputs.meta.repo_id or HUB_ID_PLACEHOLDER
     tokenized = TOKENIZED in inputs.written.configs
@@ -182,6 +196,8 @@ def _loading(inputs: CardInputs) -> str:
     model = render.tokenizer if render and "/" in render.tokenizer else "Qwen/Qwen3-8B"
     out = [
         "## Load it\n\n",
+        f"Loading needs `{DATASETS_REQUIREMENT}`: the `tools` column is a `datasets.Json` feature, "
+        "which older versions cannot read.\n\n",
         _fence(
             "from datasets import load_dataset\n\n"
             f'rows = load_dataset("{hub_id}", "messages", split="train")\n'
@@ -201,25 +217,52 @@ def _loading(inputs: CardInputs) -> str:
             "    args=SFTConfig(\n"
             '        output_dir="coding-agent-sft",\n'
             "        assistant_only_loss=True,  # learn the assistant turns only (see Loss mask)\n"
-            f"        max_length={inputs.filters.length.max_tokens},\n"
+            f"        max_length={trl_max_length(inputs, MESSAGES)},  # no row is cut (TRL's default, 1024, drops most)\n"
             "    ),\n)\ntrainer.train()",
             "python",
         ),
         "\n\nSFTTrainer renders `messages` with the model's chat template and passes `tools` to it. "
-        "`assistant_only_loss=True` needs a template that marks assistant turns with `{% generation %}`.",
+        "`assistant_only_loss=True` needs a template that marks assistant turns with `{% generation %}` "
+        "(TRL puts in a training template of its own for the models it knows).",
     ]
-    if tokenized and inputs.render:
+    if tokenized and render:
         out.append(
-            f" The `tokenized` config is already rendered with `{inputs.render.tokenizer}` and carries "
-            "`input_ids` and `assistant_masks`, which SFTTrainer uses as they are:\n\n"
+            f" The `tokenized` config is already rendered with `{render.tokenizer}`: its `labels` are "
+            "`input_ids` with -100 outside the assistant's tokens, and SFTTrainer trains on them as they are "
+            "(without `assistant_only_loss`, which applies to conversational data only). `max_length` is the "
+            "longest row, so nothing is cut:\n\n"
             + _fence(
                 f'dataset = load_dataset("{hub_id}", "tokenized", split="train")\n'
-                f'trainer = SFTTrainer(model="{model}", train_dataset=dataset,  # a model with the `{inputs.render.tokenizer}` tokenizer\n'
-                '                     args=SFTConfig(output_dir="coding-agent-sft", assistant_only_loss=True))',
+                f'trainer = SFTTrainer(model="{model}", train_dataset=dataset,  # a model with the `{render.tokenizer}` tokenizer\n'
+                f'                     args=SFTConfig(output_dir="coding-agent-sft", max_length={trl_max_length(inputs, TOKENIZED)}))',
                 "python",
             )
         )
     return "".join(out) + "\n"
+
+
+def _two_configs(inputs: CardInputs) -> str:
+    """How `tokenized` relates to `messages` rendered by a trainer with the model's own template."""
+    render = inputs.render
+    if render is None or TOKENIZED not in inputs.written.configs:
+        return ""
+    text = (
+        "## `messages` and `tokenized`\n\n"
+        "Both configs hold the same rows in the same order (keyed by `instance_id`, `run_id`, `teacher`, "
+        f"`attempt`). `tokenized` is `messages` rendered by factory with the `{render.template}` template "
+        f"and tokenized with `{render.tokenizer}`; training on `messages` lets the trainer render the rows "
+        "again with the model's template, which need not give the same tokens."
+    )
+    if render.template == "qwen3" and render.thinking == "last_query":
+        text += (
+            " With Qwen3 the two differ in empty `<think>` blocks only. `tokenized` follows Qwen3's own "
+            "template: a `<think>` block on an assistant turn that has reasoning, and an empty one on a final "
+            "assistant message. TRL's Qwen3 training template, which SFTTrainer puts in for "
+            "`assistant_only_loss=True`, gives every assistant turn a block, an empty "
+            "`<think>\\n\\n</think>\\n\\n` where the teacher gave no reasoning. Without the empty blocks "
+            "the two renderings are the same."
+        )
+    return text + "\n"
 
 
 _COLUMNS = [
@@ -416,6 +459,7 @@ def build_card(inputs: CardInputs) -> str:
         f"# {inputs.meta.pretty_name}\n\n{_scripted_warning(inputs)}{_summary(inputs)}",
         _loading(inputs),
         _columns(inputs),
+        *([two] if (two := _two_configs(inputs)) else []),
         _provenance(inputs),
         _funnel(inputs),
         *([_plots(inputs)] if inputs.plots else []),

@@ -70,6 +70,9 @@ TOKENIZED_FEATURES = Features(
 
 IGNORE_INDEX = -100
 
+DATASETS_REQUIREMENT = "datasets>=4.7"
+"""What loading the dataset needs (said on the card): `datasets.Json`, the `tools` feature, came in 4.7."""
+
 
 @dataclass(frozen=True)
 class TokenizedRow:
