@@ -69,6 +69,7 @@ class OutputConfig(Section):
     hub_repo_id: str | None = None
     """Default `ORG/NAME` for `factory push`."""
     private: bool = True
+    """Visibility of the Hub repo that `factory push` creates (`--public`/`--private` override)."""
 
 
 class WarehouseConfig(Section):
