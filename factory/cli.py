@@ -382,6 +382,22 @@ def push(
                       "a push sets the visibility only of a repo it creates", markup=False, highlight=False)
 
 
+@app.command()
+def export(
+    run_: Annotated[str, typer.Argument(metavar="RUN", help=RUN_HELP)],
+    format_: Annotated[str, typer.Option("--format", help="openai (chat fine-tuning JSONL with tools) or sharegpt.")],
+    out: Annotated[Path, typer.Option(help="The JSON-lines file to write.")],
+) -> None:
+    """Write a run's kept rows as OpenAI chat fine-tuning JSONL or ShareGPT JSON lines, each line checked."""
+    from factory.interchange import export_dataset
+    from factory.runs import RunStore
+
+    store = RunStore.find(run_)
+    summary = export_dataset(store.dataset_dir, format_, out)
+    for line in summary.format_lines():
+        console.print(line, markup=False, highlight=False)
+
+
 def _keeps(config: Pipeline) -> str:
     cap = config.filters.cap
     return f"the dataset keeps {cap.per_task} runs of it (filters.cap)" if cap.enabled else "all its attempts are made"

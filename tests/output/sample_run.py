@@ -161,3 +161,18 @@ def fake_tokenize(attempts: list[Attempt]) -> list[TokenizedRow]:
             mask += [1 if m.role == "assistant" else 0] * n
         rows.append(TokenizedRow(key=a.key, input_ids=ids, assistant_masks=mask))
     return rows
+
+
+def run_folder(tmp_path, output: str = "", attempts: list[Attempt] | None = None):
+    """A run folder as `factory run` leaves it (run.json, pipeline.yaml, dataset/), made without a run."""
+    from factory.output import CardMeta, build_dataset
+    from factory.runs import RunStore
+
+    text = ("name: demo\ntasks: {source: pipelines/tasksets/demo}\n"
+            "teachers: [{kind: scripted, model: scripted-demo}]\n" + output)
+    (tmp_path / "demo.yaml").write_text(text)
+    store = RunStore(tmp_path / "runs" / "demo")
+    store.start(text, "factory run demo.yaml", str(tmp_path / "demo.yaml"))
+    build_dataset(demo_attempts() if attempts is None else attempts, text, store.dataset_dir, tasks=TASKS,
+                  meta=CardMeta(task_set="demo"))
+    return store

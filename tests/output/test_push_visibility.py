@@ -10,22 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from factory.output import CardMeta, build_dataset, push
+from factory.output import push
 from factory.runs import RunStore
-from tests.output.sample_run import TASKS, demo_attempts
+from tests.output.sample_run import run_folder
 
 ROOT = Path(__file__).parents[2]
-
-
-def finished_run(tmp_path: Path, output: str = "") -> RunStore:
-    """A run folder as `factory run` leaves it (run.json, pipeline.yaml, dataset/), without a run."""
-    text = ("name: demo\ntasks: {source: pipelines/tasksets/demo}\n"
-            "teachers: [{kind: scripted, model: scripted-demo}]\n" + output)
-    (tmp_path / "demo.yaml").write_text(text)
-    store = RunStore(tmp_path / "runs" / "demo")
-    store.start(text, "factory run demo.yaml", str(tmp_path / "demo.yaml"))
-    build_dataset(demo_attempts(), text, store.dataset_dir, tasks=TASKS, meta=CardMeta(task_set="demo"))
-    return store
 
 
 def factory_push(store: RunStore, *options: str) -> subprocess.CompletedProcess:
@@ -45,14 +34,14 @@ def factory_push(store: RunStore, *options: str) -> subprocess.CompletedProcess:
     ],
 )
 def test_push_creates_the_repo_private_unless_told_otherwise(tmp_path, fake_hub, output, options, private):
-    out = factory_push(finished_run(tmp_path, output), "--repo-id", "acme/widgets", *options)
+    out = factory_push(run_folder(tmp_path, output), "--repo-id", "acme/widgets", *options)
     assert out.returncode == 0, out.stderr
     assert fake_hub.repo("acme/widgets").private is private
     assert "note:" not in out.stdout
 
 
 def test_an_existing_repo_keeps_its_visibility_and_the_push_says_so(tmp_path, fake_hub):
-    store = finished_run(tmp_path, "output: {hub_repo_id: acme/widgets}\n")
+    store = run_folder(tmp_path, "output: {hub_repo_id: acme/widgets}\n")
     assert factory_push(store, "--public").returncode == 0
     again = factory_push(store)  # private by default, but the repo exists and is public
     assert again.returncode == 0, again.stderr
@@ -61,5 +50,5 @@ def test_an_existing_repo_keeps_its_visibility_and_the_push_says_so(tmp_path, fa
 
 
 def test_the_python_push_is_private_by_default(tmp_path, fake_hub):
-    result = push(finished_run(tmp_path).dataset_dir, "acme/widgets")
+    result = push(run_folder(tmp_path).dataset_dir, "acme/widgets")
     assert result.private is True and fake_hub.repo("acme/widgets").private is True
