@@ -19,7 +19,15 @@ from pydantic import BaseModel, ConfigDict, Field
 from factory.filters import ChainResult, FiltersConfig, SecretScanner, drop_meanings
 from factory.output.rows import DATASETS_REQUIREMENT
 from factory.output.stats import TaskStats, TeacherStats, TokenStats
-from factory.output.writer import MESSAGES, PLOTS, TOKENIZED, WrittenDataset, data_files_pattern
+from factory.output.writer import (
+    ATTEMPTS,
+    CONFIGS,
+    MESSAGES,
+    PLOTS,
+    TOKENIZED,
+    WrittenDataset,
+    data_files_pattern,
+)
 from factory.report.model import Plot
 
 SIZE_CATEGORIES: tuple[tuple[float, str], ...] = (
@@ -128,7 +136,7 @@ def card_metadata(inputs: CardInputs) -> dict[str, Any]:
     if scripted_rows(inputs):
         tags += [t for t in ("synthetic", "scripted") if t not in tags]
     configs = []
-    for name in (MESSAGES, TOKENIZED):
+    for name in CONFIGS:
         if name in inputs.written.configs:
             config: dict[str, Any] = {
                 "config_name": name,
@@ -291,6 +299,42 @@ def _columns(inputs: CardInputs) -> str:
             "(`input_ids` with -100 outside the mask), `num_tokens`, `assistant_tokens`."
         )
     return out + "\n"
+
+
+def _attempts(inputs: CardInputs) -> str:
+    """The `attempts` config (`output.include_failures`): failures as data."""
+    written = inputs.written.configs.get(ATTEMPTS)
+    if written is None:
+        return ""
+    hub_id = inputs.meta.repo_id or HUB_ID_PLACEHOLDER
+    kept = len(inputs.written.rows)
+    return (
+        "## Failures too: the `attempts` config\n\n"
+        f"{_count(written.rows, 'graded attempt')} of the run, passed or not ({kept} of them are the rows above), "
+        "for training verifiers and preference models. Infrastructure errors are left out: they say nothing "
+        "about the model. Credentials are redacted in every row.\n\n"
+        + _fence(
+            f'attempts = load_dataset("{hub_id}", "attempts", split="train")\n'
+            'failed = attempts.filter(lambda r: not r["resolved"])\n'
+            'verifier = attempts.select_columns(["instance_id", "patch", "resolved", "reason"])  # patch -> label',
+            "python",
+        )
+        + "\n\n"
+        + _table(["column", "meaning"], [
+            ("`resolved`, `outcome`", "whether the hidden tests passed; `resolved`, `unresolved:<reason>` or "
+             "`unverified:<exit>` (never graded by the tests: it did not submit)"),
+            ("`reason`, `decided_by`, `verdict_detail`", "why the verifier said no (`tests_failed`, "
+             "`patch_rejected`, ...), which check decided it, and its words"),
+            ("`tests`", "each hidden test with its status (`passed`, `failed`, `error`, `missing`, ...)"),
+            ("`kept`, `dropped_by`, `drop_reason`, `drop_detail`", "the filter decision: kept in the dataset, "
+             "or the first filter that dropped it and why (the funnel's reasons)"),
+            ("`flags`", "`filter:code` flags, e.g. `secrets:secret_redacted`"),
+            ("`teacher`, `model`, `harness`, `scripted`", "who ran it, and in which harness (tools and prompts)"),
+            ("`exit`, `turns`, `cost_usd`, `wall_seconds`", "how the run ended, its assistant turns, cost and time"),
+            ("`messages`, `tools`, `patch`", "the conversation, tool schemas and final diff, as in `messages`"),
+        ])
+        + "\n"
+    )
 
 
 def _provenance(inputs: CardInputs) -> str:
@@ -460,6 +504,7 @@ def build_card(inputs: CardInputs) -> str:
         _loading(inputs),
         _columns(inputs),
         *([two] if (two := _two_configs(inputs)) else []),
+        *([failures] if (failures := _attempts(inputs)) else []),
         _provenance(inputs),
         _funnel(inputs),
         *([_plots(inputs)] if inputs.plots else []),

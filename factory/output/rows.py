@@ -99,6 +99,11 @@ class TokenizedRow:
         return TokenCounts.from_mask(list(self.assistant_masks))
 
 
+def ordered(attempts: Sequence[Attempt]) -> list[Attempt]:
+    """The dataset's order of rows: by task, teacher, attempt index."""
+    return sorted(attempts, key=lambda a: (a.key.instance_id, a.key.teacher, a.key.index, a.key.run_id))
+
+
 def message_dict(message: Message) -> dict[str, Any]:
     return {
         "role": message.role,
