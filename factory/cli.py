@@ -398,6 +398,23 @@ def export(
         console.print(line, markup=False, highlight=False)
 
 
+@app.command("import")
+def import_(
+    path: Annotated[Path, typer.Argument(help="A trajectory file, or a folder of them.")],
+    format_: Annotated[str, typer.Option("--format", help="mini-swe-agent, swe-agent or swe-smith-sft.")],
+    tasks: Annotated[str, typer.Option(help="The task source the trajectories were made on. " + TASKSET_HELP)],
+    run_id: Annotated[str, typer.Option(help="Id of the run the import becomes (under ./runs).")],
+) -> None:
+    """Other agents' trajectories as a run: each patch verified by factory, then filtered and built."""
+    import asyncio
+
+    from factory.interchange.importer import import_run
+
+    outcome = asyncio.run(import_run(path, format_, tasks, run_id))
+    for line in outcome.format_lines():
+        console.print(line, markup=False, highlight=False)
+
+
 def _keeps(config: Pipeline) -> str:
     cap = config.filters.cap
     return f"the dataset keeps {cap.per_task} runs of it (filters.cap)" if cap.enabled else "all its attempts are made"
