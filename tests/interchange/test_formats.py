@@ -41,6 +41,17 @@ def test_mini_swe_agent_2x_files_give_patch_model_cost_and_exit(tmp_path):
     assert (t.instance_id, t.exit) == ("acme__x-2", Exit.max_turns)
 
 
+def test_files_that_mini_swe_agent_2_4_6_wrote_import_with_their_submission():
+    path = next((Path(__file__).parent / "data" / "minisweagent-2.4.6").rglob("*caret-zero-minor.traj.json"))
+    raw = json.loads(path.read_text())
+    assert raw["trajectory_format"] == "mini-swe-agent-1.1" and raw["info"]["mini_version"] == "2.4.6"
+    [t] = READERS["mini-swe-agent"].read(path)
+    assert t.instance_id == raw["instance_id"] == "factory-demo__semverkit.caret-zero-minor"
+    assert t.patch == raw["info"]["submission"] and t.patch.startswith("diff --git a/semverkit/ranges.py")
+    assert (t.model, t.exit, t.cost_usd, t.error) == ("deterministic", Exit.submitted, pytest.approx(0.04), None)
+    assert [m.role for m in t.messages] == ["system", "user", "assistant", "user", "assistant", "user", "assistant"]
+
+
 @needs_fixtures
 def test_a_real_swe_agent_trajectory_keeps_its_function_calls_and_patch():
     [t] = READERS["swe-agent"].read(FIXTURES / "swesmith_sweagent_pydantic__pydantic.acb0f10f.pr_8316.traj")

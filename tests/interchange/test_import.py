@@ -1,11 +1,15 @@
 """`factory import`: mini-swe-agent trajectories made on SWE-smith-layout tasks
 (tests/swesmith_layout.py) are verified by factory's own verifier in fresh containers, then
-filtered and built into a dataset like a native run (the real command, in a subprocess)."""
+filtered and built into a dataset like a native run (the real command, in a subprocess).
+
+Two of them were written by mini-swe-agent 2.4.6 itself (tests/interchange/data/, made by
+make_minisweagent_samples.py there): one with the gold fix, one with a wrong fix."""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import uuid
@@ -19,6 +23,8 @@ from tests.interchange import minisweagent_files as msa
 from tests.swesmith_layout import ensure_image, write_taskset
 
 pytestmark = pytest.mark.docker
+REAL = Path(__file__).parent / "data" / "minisweagent-2.4.6"
+SOLVED, WRONG = "factory-demo__semverkit.caret-zero-minor", "factory-demo__semverkit.bump-minor-prerelease"
 
 
 def factory(*args: str, cwd: Path) -> subprocess.CompletedProcess:
@@ -26,23 +32,14 @@ def factory(*args: str, cwd: Path) -> subprocess.CompletedProcess:
                           env={**os.environ})
 
 
-def wrong_fix(gold: str) -> str:
-    """The gold fix with its first added line changed: it applies, and the tests still fail."""
-    lines = gold.splitlines(keepends=True)
-    i = next(i for i, line in enumerate(lines) if line.startswith("+") and not line.startswith("+++"))
-    lines[i] = "+    pass  # not the fix\n" if lines[i].strip() != "+" else lines[i]
-    return "".join(lines)
-
-
 @pytest.fixture(scope="module")
 def imported(tmp_path_factory, docker_client):
     tmp = tmp_path_factory.mktemp("import")
     taskset = write_taskset(tmp / "taskset", ensure_image())
-    solved, failed = load_taskset(str(taskset)).tasks[:2]
+    tasks = {t.instance_id: t for t in load_taskset(str(taskset)).tasks}
+    solved, failed = tasks[SOLVED], tasks[WRONG]
     trajs = tmp / "trajs"
-    msa.write(trajs, solved.instance_id, msa.trajectory(solved.instance_id, solved.problem_statement, solved.gold_patch))
-    msa.write(trajs, failed.instance_id, msa.trajectory(failed.instance_id, failed.problem_statement,
-                                                       wrong_fix(failed.gold_patch)))
+    shutil.copytree(REAL, trajs)
     msa.write(trajs, "acme__elsewhere-1", msa.trajectory("acme__elsewhere-1", "Not in the task set.", "diff"))
     (trajs / "half-written.traj.json").write_text('{"info": {"exit_status": "Submitted"}, "messa')
     run_id = f"import-{uuid.uuid4().hex[:8]}"
@@ -60,9 +57,10 @@ def test_the_import_verifies_each_patch_and_keeps_the_one_that_resolves(imported
     assert any("acme__elsewhere-1/" in line and "not verified: no task 'acme__elsewhere-1'" in line for line in lines)
     rows = pq.read_table(folder / "dataset" / "messages" / "train-00000-of-00001.parquet").to_pylist()
     assert [r["instance_id"] for r in rows] == [solved.instance_id]
-    assert rows[0]["model"] == "anthropic/claude-sonnet-4-5-20250929" and rows[0]["cost_usd"] == pytest.approx(0.12)
+    assert rows[0]["model"] == "deterministic" and rows[0]["cost_usd"] == pytest.approx(0.04)
     assert "```mswea_bash_command" in rows[0]["messages"][2]["content"]  # mini-swe-agent's own scaffold
-    assert rows[0]["patch"] == solved.gold_patch
+    submitted = json.loads(next(REAL.rglob(f"{SOLVED}.traj.json")).read_text())["info"]["submission"]
+    assert rows[0]["patch"] == submitted
 
 
 def test_the_imported_run_is_an_ordinary_run(imported):
