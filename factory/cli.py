@@ -401,7 +401,7 @@ def export(
 @app.command("import")
 def import_(
     path: Annotated[Path, typer.Argument(help="A trajectory file, or a folder of them.")],
-    format_: Annotated[str, typer.Option("--format", help="mini-swe-agent, swe-agent or swe-smith-sft.")],
+    format_: Annotated[str, typer.Option("--format", help="mini-swe-agent, swe-agent, openhands or swe-smith-sft.")],
     tasks: Annotated[str, typer.Option(help="The task source the trajectories were made on. " + TASKSET_HELP)],
     run_id: Annotated[str, typer.Option(help="Id of the run the import becomes (under ./runs).")],
 ) -> None:

@@ -1,5 +1,7 @@
-"""Other formats in and out: a run's kept rows as OpenAI chat fine-tuning JSONL or ShareGPT.
+"""Other formats in and out: other agents' trajectories become runs; a run's kept rows go out
+as OpenAI chat fine-tuning JSONL or ShareGPT.
 
+    importer.import_run(path, "mini-swe-agent" | "swe-agent" | "openhands" | "swe-smith-sft", tasks, run_id)
     export_dataset(dataset_dir, "openai" | "sharegpt", out) -> ExportSummary
     openai_chat.check_line(line), sharegpt.check_line(line) -> problems (empty: fit for the format)
 """

@@ -5,6 +5,8 @@
     swe-agent        *.traj: `{history, info, replay_config}` (info.submission is the patch)
     swe-smith-sft    *.jsonl: `{"messages", "instance_id"}` a line, SWE-smith's released SFT data
                      (no patch: cannot be verified)
+    openhands        *.jsonl: OpenHands' evaluation output, a run a line: `history` (events),
+                     `test_result.git_patch`, `metadata.llm_config.model`, `metrics`
 
 Each reader takes one file and returns its trajectories; a file it cannot read raises
 `BadTrajectoryFile` naming the file and the field, which the importer reports and skips.
@@ -171,12 +173,13 @@ def read_swe_agent(path: Path) -> list[Trajectory]:
                        exit=_exit(info.get("exit_status")), turns=_cost(info.get("model_stats")), harness="swe-agent")]
 
 
-def read_swe_smith_sft(path: Path) -> list[Trajectory]:
-    out = []
+def _jsonl(path: Path) -> list[tuple[str, dict[str, Any]]]:
+    """(`line N`, row) for each non-empty line, every row a JSON object."""
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as exc:
         raise BadTrajectoryFile(path, "file", f"cannot be read ({exc})") from exc
+    rows = []
     for n, line in enumerate(lines, 1):
         if not line.strip():
             continue
@@ -185,11 +188,70 @@ def read_swe_smith_sft(path: Path) -> list[Trajectory]:
         except json.JSONDecodeError as exc:
             raise BadTrajectoryFile(path, f"line {n}", f"not JSON ({exc.msg})") from exc
         if not isinstance(row, dict) or not isinstance(row.get("instance_id"), str):
-            raise BadTrajectoryFile(path, f"line {n}: instance_id", "missing: expected {messages, instance_id}")
-        messages = chat_messages(row.get("messages"), path, f"line {n}: messages")
-        out.append(Trajectory(instance_id=row["instance_id"], teacher="swe-smith", model="unknown", messages=messages,
-                              exit=Exit.submitted, harness="swe-smith-sft",
-                              error="not verifiable: SWE-smith's SFT rows hold no patch"))
+            raise BadTrajectoryFile(path, f"line {n}: instance_id", "missing: each line is one run with its instance_id")
+        rows.append((f"line {n}", row))
+    return rows
+
+
+def read_swe_smith_sft(path: Path) -> list[Trajectory]:
+    return [Trajectory(instance_id=row["instance_id"], teacher="swe-smith", model="unknown",
+                       messages=chat_messages(row.get("messages"), path, f"{where}: messages"), exit=Exit.submitted,
+                       harness="swe-smith-sft", error="not verifiable: SWE-smith's SFT rows hold no patch")
+            for where, row in _jsonl(path)]
+
+
+def _openhands_messages(history: Any, path: Path, where: str) -> tuple[list[Message], bool]:
+    """The conversation in OpenHands' event stream: the model's own responses (kept with each
+    action's `tool_call_metadata`, one message per response however many actions it made), the
+    tool results that answer them, the system prompt and the user's messages. Other events
+    (workspace recalls, environment notices) were never shown to the model as turns."""
+    if not isinstance(history, list) or not history:
+        raise BadTrajectoryFile(path, f"{where}: history", "must be a non-empty list of events")
+    messages: list[Message] = []
+    responses: set[str] = set()
+    finished = False
+    for i, event in enumerate(history):
+        if not isinstance(event, dict):
+            raise BadTrajectoryFile(path, f"{where}: history[{i}]", "must be an event object")
+        meta = event.get("tool_call_metadata") or {}
+        args = event.get("args") if isinstance(event.get("args"), dict) else {}
+        text = args.get("content") or event.get("message") or ""
+        if "action" in event:
+            if event["action"] == "system":
+                messages.append(Message(role="system", content=str(text)))
+            elif event.get("source") == "user" and event["action"] == "message":
+                messages.append(Message(role="user", content=str(text)))
+            elif event.get("source") == "agent":
+                finished = finished or event["action"] == "finish"
+                response = meta.get("model_response") or {}
+                if response:
+                    if response.get("id") in responses:
+                        continue
+                    responses.add(response.get("id"))
+                    reply = ((response.get("choices") or [{}])[0]).get("message") or {}
+                    calls = _calls(reply.get("tool_calls"), path, f"{where}: history[{i}].model_response")
+                    messages.append(Message(role="assistant", content=_text(reply.get("content"), path, where),
+                                            tool_calls=calls))
+                elif event["action"] == "message":
+                    messages.append(Message(role="assistant", content=str(text)))
+        elif "observation" in event and meta.get("tool_call_id"):
+            messages.append(Message(role="tool", content=str(event.get("content") or ""),
+                                    tool_call_id=str(meta["tool_call_id"]), name=meta.get("function_name")))
+    return messages, finished
+
+
+def read_openhands(path: Path) -> list[Trajectory]:
+    out = []
+    for where, row in _jsonl(path):
+        messages, finished = _openhands_messages(row.get("history"), path, where)
+        metadata = row.get("metadata") or {}
+        model = str((metadata.get("llm_config") or {}).get("model") or "unknown")
+        patch = (row.get("test_result") or {}).get("git_patch") or ""
+        error = str(row.get("error") or "")
+        exit = Exit.submitted if finished else Exit.max_turns if "maximum iteration" in error or not error else Exit.crashed
+        out.append(Trajectory(instance_id=row["instance_id"], teacher=model, model=model, messages=messages,
+                              patch=patch, exit=exit, turns=_cost({"instance_cost": (row.get("metrics") or {}).get(
+                                  "accumulated_cost")}), harness="openhands"))
     return out
 
 
@@ -197,6 +259,7 @@ READERS = {
     "mini-swe-agent": Reader("mini-swe-agent", ("*.traj.json",), read_mini_swe_agent),
     "swe-agent": Reader("swe-agent", ("*.traj",), read_swe_agent),
     "swe-smith-sft": Reader("swe-smith-sft", ("*.jsonl",), read_swe_smith_sft),
+    "openhands": Reader("openhands", ("*.jsonl",), read_openhands),
 }
 
 

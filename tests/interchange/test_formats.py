@@ -75,6 +75,24 @@ def test_swe_smith_s_sft_rows_import_each_line_without_a_patch():
     assert all(r.error == "not verifiable: SWE-smith's SFT rows hold no patch" for r in rows)
 
 
+@needs_fixtures
+def test_openhands_output_rows_become_the_model_s_own_messages_and_the_tool_results():
+    runs = READERS["openhands"].read(FIXTURES / "openhands_multi_swe_bench_output.jsonl")
+    raw = [json.loads(line) for line in (FIXTURES / "openhands_multi_swe_bench_output.jsonl").read_text().splitlines()]
+    assert [r.instance_id for r in runs] == ["ponylang__ponyc-4595", "ponylang__ponyc-4593", "ponylang__ponyc-4588"]
+    assert [r.exit for r in runs] == [Exit.submitted, Exit.submitted, Exit.max_turns]  # the third hit its iteration cap
+    first = runs[0]
+    assert first.patch == raw[0]["test_result"]["git_patch"] and first.model == "openai/openrouter-llama-4-maverick"
+    assert first.harness == "openhands" and [m.role for m in first.messages[:4]] == ["system", "user", "assistant", "tool"]
+    call = first.messages[2].tool_calls[0]
+    assert (call.id, call.name, json.loads(call.arguments)) == (
+        "toolu_01", "execute_bash", {"command": "ls -l /workspace/ponylang__ponyc__0.1"})
+    assert first.messages[3].tool_call_id == "toolu_01" and first.messages[3].content.startswith("total 300")
+    calls = {c.id for m in first.messages for c in m.tool_calls}
+    assert {m.tool_call_id for m in first.messages if m.role == "tool"} <= calls  # every result answers a call
+    assert {c.name for m in first.messages for c in m.tool_calls} >= {"execute_bash", "finish"}
+
+
 def test_a_bad_file_is_named_and_skipped_and_the_rest_imports(tmp_path):
     good = msa.write(tmp_path, "acme__x-1", msa.trajectory("acme__x-1", "Fix x.", "diff"))
     (tmp_path / "broken.traj.json").write_text("{not json")
@@ -87,9 +105,37 @@ def test_a_bad_file_is_named_and_skipped_and_the_rest_imports(tmp_path):
 
 
 def test_unknown_formats_and_empty_folders_are_usage_errors(tmp_path):
-    with pytest.raises(UsageError, match=r"--format 'aider': unknown format \(valid formats: mini-swe-agent, swe-agent"):
+    with pytest.raises(UsageError, match=r"--format 'aider': unknown format \(valid formats: mini-swe-agent, swe-agent, swe-smith-sft, openhands"):
         reader_named("aider")
     with pytest.raises(UsageError, match=r"no \*\.traj files for --format swe-agent"):
         files_of(tmp_path, READERS["swe-agent"])
     with pytest.raises(UsageError, match="no such file or folder"):
         files_of(tmp_path / "missing", READERS["swe-agent"])
+
+
+@needs_fixtures
+@pytest.mark.parametrize(("fmt", "sample", "runs"), [
+    ("mini-swe-agent", "minisweagent_github_issue.traj.json", 1),
+    ("swe-agent", "swesmith_sweagent_pydantic__pydantic.acb0f10f.pr_8316.traj", 1),
+    ("swe-smith-sft", "swesmith_ft_xml_example.jsonl", 3),
+    ("openhands", "openhands_multi_swe_bench_output.jsonl", 3),
+])
+def test_every_format_in_the_shared_samples_imports_as_a_run(tmp_path, fmt, sample, runs):
+    """Their tasks are not here (or their files hold no patch), so each trajectory is recorded
+    unverified with the reason, and the run is built all the same."""
+    import asyncio
+
+    from factory.interchange.importer import import_run
+    from factory.output import validate_card
+
+    tasks = tmp_path / "tasks.jsonl"  # the SWE-smith sample's one task (its SFT rows are of it)
+    tasks.write_text(json.dumps(json.loads((FIXTURES / "swesmith_instance_pandas-dev__pandas.95280573.pr_53652.json")
+                                           .read_text())) + "\n")
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / sample).write_bytes((FIXTURES / sample).read_bytes())
+    outcome = asyncio.run(import_run(tmp_path / "in", fmt, str(tasks), "imp", output_dir=tmp_path / "runs"))
+    assert len(outcome.attempts) == runs and outcome.bad_files == []
+    assert all(a.verdict is None and a.trajectory.error.startswith("not verifi") for a in outcome.attempts)
+    assert all(a.trajectory.harness == fmt for a in outcome.attempts)
+    assert len(list((tmp_path / "runs" / "imp" / "attempts").rglob("*.json"))) == runs
+    assert outcome.build is not None and outcome.build.rows == 0 and validate_card(outcome.build.out_dir) == []
