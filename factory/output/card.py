@@ -279,6 +279,7 @@ _COLUMNS = [
     ("tools", "JSON schemas of the tools the agent had (`bash`, `str_replace_editor`, `submit`, ...)"),
     ("instance_id, repo", "the task and its repository"),
     ("teacher, model, attempt, run_id", "who made the run: teacher name, model id, attempt index in the run"),
+    ("harness", "the scaffold the run was made in (its tools and prompts): `factory`, or the agent an import came from"),
     ("scripted", "true when factory's offline scripted teacher made the row (not model behaviour)"),
     ("turns, exit", "assistant turns, and how the run ended (`submitted` for kept rows)"),
     ("patch", "the agent's final diff against the task's start state (what was verified)"),

@@ -72,6 +72,8 @@ CREATE TABLE IF NOT EXISTS attempts (
 -- and the most they can have cost (NULL when one's price is unknown).
 ALTER TABLE attempts ADD COLUMN IF NOT EXISTS possibly_billed INTEGER;
 ALTER TABLE attempts ADD COLUMN IF NOT EXISTS possibly_billed_usd DOUBLE;
+-- The harness the agent ran in (its tools and prompts): `factory`, or the agent an import came from.
+ALTER TABLE attempts ADD COLUMN IF NOT EXISTS harness VARCHAR;
 
 -- One row per teacher call. Child tables have no index: the writer deletes an attempt's
 -- rows before inserting them again, in the same transaction.
