@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
+from factory.agent.harness import pick
 from factory.agent.loop import run_agent
 from factory.budget import Budget
 from factory.config import Pipeline
@@ -415,7 +416,8 @@ class Scheduler:
                               possibly_billed=_cut_off(teacher))
         started = time.monotonic()
         try:
-            trajectory = await run_agent(unit.task, teacher, sandbox, self.p.agent, attempt_seed=seed, deadline=deadline)
+            trajectory = await run_agent(unit.task, teacher, sandbox, self.p.agent, attempt_seed=seed, deadline=deadline,
+                                         harness=pick(self.p.agent.harnesses, key.index))
         finally:
             await self.pool.release(sandbox)
         trajectory.teacher = unit.teacher

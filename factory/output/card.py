@@ -174,10 +174,13 @@ def _summary(inputs: CardInputs) -> str:
     rows = len(inputs.written.rows)
     teachers = ", ".join(f"`{t.teacher}`" for t in inputs.teachers) or "none"
     task_set = inputs.meta.task_set or "the run's task set"
+    harnesses = sorted({str(r["harness"]) for r in inputs.written.rows}) or ["factory"]
+    tools = ("`bash` and a file editor" if harnesses == ["factory"] else
+             "the tools of their harness (" + ", ".join(f"`{h}`" for h in harnesses) + "; each row has its own `tools`)")
     return (
         f"{rows} agent trajectories that solved {inputs.tasks.in_dataset} coding tasks from {task_set}. "
-        f"Teachers ({teachers}) ran as agents on each task in a Docker sandbox with `bash` and a file "
-        "editor; the agent's final diff was verified in a fresh container by the task's hidden tests; "
+        f"Teachers ({teachers}) ran as agents on each task in a Docker sandbox with {tools}; "
+        "the agent's final diff was verified in a fresh container by the task's hidden tests; "
         "only runs that passed every FAIL_TO_PASS and PASS_TO_PASS test and ended by submitting were kept, "
         "then loops, near duplicates, over-long rows and tasks solved too often were filtered out and "
         "credentials were redacted. Each row is one full conversation in TRL's conversational layout, "
