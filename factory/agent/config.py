@@ -8,13 +8,14 @@ from pydantic import Field
 
 from factory.section import Section
 
-HarnessName = Literal["factory", "mini-swe-agent"]
+HarnessName = Literal["factory", "mini-swe-agent", "swe-agent"]
 """The harnesses of factory.agent.harness."""
 
 
 class HarnessShare(Section):
     name: HarnessName
-    """A harness (factory.agent.harness): `factory` (bash, editor, submit) or `mini-swe-agent` (bash alone)."""
+    """A harness (factory.agent.harness): `factory` (bash, editor, submit), `mini-swe-agent` (bash
+    alone) or `swe-agent` (SWE-agent's tool schemas and prompt layout)."""
     share: float = Field(default=1.0, gt=0)
     """Its part of each task's attempts, relative to the other harnesses' shares."""
 

@@ -147,7 +147,7 @@ class _Attempt:
                 if self.harness.submits(action):
                     return Exit.submitted, None
                 output = await self._act(action)
-                self._reply(action.call, truncate(output, self.config.output_limit))
+                self._reply(action.call, self.harness.observation_prefix + truncate(output, self.config.output_limit))
 
     async def _ask(self) -> Message:
         began = time.monotonic()

@@ -17,8 +17,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from factory.agent.harness import as_bash
-from factory.agent.tools import EDITOR
+from factory.agent.harness import fit
 from factory.errors import TeacherFatal
 from factory.records import Completion, Message, Task, ToolCall, Usage
 from factory.teachers.label import teacher_label
@@ -148,8 +147,7 @@ class ScriptedSession:
         delay = self.profile.latency_seconds * self._latency.uniform(1 - jitter, 1 + jitter)
         if delay > 0:
             await asyncio.sleep(delay)
-        if not any(t["function"]["name"] == EDITOR for t in tools):  # a bash-only harness: say it with bash
-            calls = [as_bash(name, args) for name, args in calls]
+        calls = [fit(tools, name, args) for name, args in calls]  # the harness's tools (factory.agent.harness)
         tool_calls = [
             ToolCall(
                 id=f"call_{self._turn:03d}_{i}",

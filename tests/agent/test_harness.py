@@ -18,6 +18,8 @@ from factory.agent.harness import (
     MINI_SWE_AGENT,
     MINI_TOOLS,
     SUBMIT_COMMAND,
+    SWE_AGENT,
+    SWE_AGENT_TOOLS,
     pick,
 )
 from factory.agent.tools import TOOLS, MalformedCall
@@ -35,9 +37,9 @@ def call(name: str, **args) -> ToolCall:
 
 
 def test_the_config_names_every_harness_and_only_those():
-    assert set(typing.get_args(HarnessName)) == set(HARNESSES) == {"factory", "mini-swe-agent"}
+    assert set(typing.get_args(HarnessName)) == set(HARNESSES) == {"factory", "mini-swe-agent", "swe-agent"}
     assert [h.name for h in AgentConfig().harnesses] == ["factory"]
-    with pytest.raises(ValueError, match="Input should be 'factory' or 'mini-swe-agent'"):
+    with pytest.raises(ValueError, match="Input should be 'factory', 'mini-swe-agent' or 'swe-agent'"):
         AgentConfig(harnesses=[{"name": "aider"}])
 
 
@@ -91,3 +93,22 @@ async def test_the_loop_filter_catches_a_bash_only_loop(tmp_path):
                       verdict=Verdict(resolved=True))
     rejection = LoopsFilter().check(attempt)
     assert rejection is not None and rejection.reason == "repeated_action"
+
+
+async def test_the_swe_agent_harness_has_its_tool_schemas_prompt_layout_and_observations(tmp_path):
+    names = [t["function"]["name"] for t in SWE_AGENT.tools]
+    assert names == ["bash", "str_replace_editor", "submit"]
+    assert list(SWE_AGENT.tools[0]["function"]["parameters"]["properties"]) == ["command"]  # no timeout
+    editor = SWE_AGENT.tools[1]["function"]["parameters"]
+    assert set(editor["properties"]) == {"command", "path", "file_text", "old_str", "new_str", "insert_line", "view_range"}
+    with pytest.raises(MalformedCall, match="bash: unknown argument 'timeout'"):
+        SWE_AGENT.parse(call("bash", command="ls", timeout=5))
+    sandbox, task = LocalSandbox.for_task(TASK, tmp_path)
+    t = await run_agent(task, only(Outcome.solve), sandbox, AgentConfig(max_turns=30), harness=SWE_AGENT)
+    assert (t.exit, t.harness, t.tools) == (Exit.submitted, "swe-agent", SWE_AGENT_TOOLS)
+    assert t.messages[1].content.startswith(f"<uploaded_files>\n{task.workdir}\n</uploaded_files>")
+    assert "<pr_description>" in t.messages[1].content
+    results = [m.content for m in t.messages if m.role == "tool"]
+    assert results and all(r.startswith("OBSERVATION:\n") for r in results)
+    assert all("timeout" not in json.loads(c.arguments) for m in t.messages for c in m.tool_calls)
+    assert t.patch and t.patch == await sandbox.diff()
