@@ -370,7 +370,9 @@ def _run_warehouse(store: RunStore) -> Path:
 def push(
     run_: Annotated[str, typer.Argument(metavar="RUN", help=RUN_HELP)],
     repo_id: Annotated[str | None, typer.Option(help="ORG/NAME on the Hub; default: the pipeline's output.hub_repo_id.")] = None,
-    private: Annotated[bool, typer.Option(help="Create the repo private.")] = False,
+    private: Annotated[bool | None, typer.Option(
+        "--private/--public",
+        help="Visibility of a repo this push creates; default: the pipeline's output.private (true).")] = None,
     revision: Annotated[str | None, typer.Option(help="Branch to push to.")] = None,
 ) -> None:
     """Upload a run's dataset and card to the Hugging Face Hub in one commit (token: HF_TOKEN or login)."""
@@ -379,14 +381,52 @@ def push(
     from factory.runs import RunStore
 
     store = RunStore.find(run_)
-    repo = repo_id or pipeline_of(store).output.hub_repo_id
+    output = pipeline_of(store).output
+    repo = repo_id or output.hub_repo_id
     if not repo:
         raise UsageError("no --repo-id given and the pipeline has no output.hub_repo_id")
     if not (store.dataset_dir / "README.md").exists():
         raise UsageError(f"run {store.run_id} has no dataset yet; run `factory build {run_}` first")
+    wanted = output.private if private is None else private
     with store.locked():  # not while a run or a build rewrites the dataset
-        result = push_dataset(store.dataset_dir, repo, private=private, revision=revision)
+        result = push_dataset(store.dataset_dir, repo, private=wanted, revision=revision)
     console.print(escape(str(result)))
+    if result.private != wanted:
+        console.print(f"note: {repo} already existed and stays {'private' if result.private else 'public'}; "
+                      "a push sets the visibility only of a repo it creates", markup=False, highlight=False)
+
+
+@app.command()
+def export(
+    run_: Annotated[str, typer.Argument(metavar="RUN", help=RUN_HELP)],
+    format_: Annotated[str, typer.Option("--format", help="openai (chat fine-tuning JSONL with tools) or sharegpt.")],
+    out: Annotated[Path, typer.Option(help="The JSON-lines file to write.")],
+) -> None:
+    """Write a run's kept rows as OpenAI chat fine-tuning JSONL or ShareGPT JSON lines, each line checked."""
+    from factory.interchange import export_dataset
+    from factory.runs import RunStore
+
+    store = RunStore.find(run_)
+    summary = export_dataset(store.dataset_dir, format_, out)
+    for line in summary.format_lines():
+        console.print(line, markup=False, highlight=False)
+
+
+@app.command("import")
+def import_(
+    path: Annotated[Path, typer.Argument(help="A trajectory file, or a folder of them.")],
+    format_: Annotated[str, typer.Option("--format", help="mini-swe-agent, swe-agent, openhands or swe-smith-sft.")],
+    tasks: Annotated[str, typer.Option(help="The task source the trajectories were made on. " + TASKSET_HELP)],
+    run_id: Annotated[str, typer.Option(help="Id of the run the import becomes (under ./runs).")],
+) -> None:
+    """Other agents' trajectories as a run: each patch verified by factory, then filtered and built."""
+    import asyncio
+
+    from factory.interchange.importer import import_run
+
+    outcome = asyncio.run(import_run(path, format_, tasks, run_id))
+    for line in outcome.format_lines():
+        console.print(line, markup=False, highlight=False)
 
 
 def _keeps(config: Pipeline) -> str:

@@ -79,6 +79,10 @@ class OutputConfig(Section):
     hub_repo_id: str | None = None
     """Default `ORG/NAME` for `factory push`."""
     private: bool = True
+    """Visibility of the Hub repo that `factory push` creates (`--public`/`--private` override)."""
+    include_failures: bool = False
+    """Also write the dataset's `attempts` config: every graded attempt, failures too, with its
+    verdict and filter decision (docs/dataset.md)."""
 
 
 class WarehouseConfig(Section):

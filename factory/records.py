@@ -166,6 +166,9 @@ class Trajectory(Record):
     wall_seconds: float = 0.0
     scripted: bool = False
     """True when an offline scripted teacher produced it; such data is labelled everywhere."""
+    harness: str = "factory"
+    """The harness the agent ran in (its tools and prompts); `factory` is the built-in bash,
+    editor and submit."""
     possibly_billed: list[PossiblyBilled] = Field(default_factory=list)
     """Paid requests of this attempt cut off in flight (by a kill, a cancel or a timeout): in
     neither `turns` nor `cost_usd`, yet perhaps billed."""

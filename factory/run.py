@@ -196,7 +196,8 @@ def build_run(
     )
     summary = build_dataset(
         attempts, store.pipeline_text(), store.dataset_dir,
-        settings or BuildSettings(filters=pipeline.filters),
+        (settings or BuildSettings(filters=pipeline.filters)).model_copy(
+            update={"include_failures": pipeline.output.include_failures}),
         meta=meta, tasks={t.instance_id: t for t in tasks},
         count_tokens=hooks.count_tokens, tokenize=hooks.tokenize, render_info=hooks.info,
         plots=None if warehouse is None else _plots_from(warehouse, store.run_id),

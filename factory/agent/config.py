@@ -2,9 +2,22 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field
 
 from factory.section import Section
+
+HarnessName = Literal["factory", "mini-swe-agent", "swe-agent"]
+"""The harnesses of factory.agent.harness."""
+
+
+class HarnessShare(Section):
+    name: HarnessName
+    """A harness (factory.agent.harness): `factory` (bash, editor, submit), `mini-swe-agent` (bash
+    alone) or `swe-agent` (SWE-agent's tool schemas and prompt layout)."""
+    share: float = Field(default=1.0, gt=0)
+    """Its part of each task's attempts, relative to the other harnesses' shares."""
 
 
 class AgentConfig(Section):
@@ -26,3 +39,5 @@ class AgentConfig(Section):
     """Template of the system prompt; None uses the built-in SWE prompt."""
     instance_prompt: str | None = None
     """Template of the first user message ({problem_statement}, {workdir}); None = built-in."""
+    harnesses: list[HarnessShare] = Field(default_factory=lambda: [HarnessShare(name="factory")], min_length=1)
+    """The harnesses attempts run in, each with its share of a task's attempts (docs/agent.md)."""

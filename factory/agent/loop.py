@@ -23,17 +23,9 @@ import time
 
 from factory.agent.config import AgentConfig
 from factory.agent.editor import Editor
+from factory.agent.harness import FACTORY, Harness
 from factory.agent.prompts import render_prompts
-from factory.agent.tools import (
-    BASH,
-    SUBMIT,
-    TOOLS,
-    Action,
-    MalformedCall,
-    parse_call,
-    run_bash,
-    truncate,
-)
+from factory.agent.tools import BASH, Action, MalformedCall, run_bash, truncate
 from factory.errors import SandboxCrashed, SandboxError, TeacherError
 from factory.protocols import Sandbox, Teacher
 from factory.records import Exit, Message, Task, ToolCall, Trajectory, Turn
@@ -45,17 +37,18 @@ Ending = tuple[Exit, str | None]
 
 async def run_agent(
     task: Task, teacher: Teacher, sandbox: Sandbox, config: AgentConfig, *, attempt_seed: int = 0,
-    deadline: float | None = None,
+    deadline: float | None = None, harness: Harness = FACTORY,
 ) -> Trajectory:
     """Run one attempt. Model and sandbox trouble end it with an exit, never an exception;
     cancellation propagates. The sandbox is left open for the caller to close.
 
     `deadline` (`time.monotonic()`): when exit `timeout` comes; by default `max_wall_seconds`
-    from now (the scheduler starts the clock earlier, at sandbox start)."""
+    from now (the scheduler starts the clock earlier, at sandbox start). `harness`: the tools
+    and default prompts (factory.agent.harness), recorded on the trajectory."""
     started = time.monotonic()
     opener = getattr(teacher, "session", None)
     model: Teacher = opener(task, attempt_seed) if callable(opener) else teacher
-    attempt = _Attempt(task, model, sandbox, config, deadline=deadline or started + config.max_wall_seconds)
+    attempt = _Attempt(task, model, sandbox, config, harness, deadline=deadline or started + config.max_wall_seconds)
     exit, error = await attempt.run()
     patch = ""
     if not attempt.sandbox_died and not getattr(sandbox, "closed", False):
@@ -72,13 +65,14 @@ async def run_agent(
         teacher=model.name,
         model=model.model,
         messages=attempt.messages,
-        tools=copy.deepcopy(TOOLS),
+        tools=copy.deepcopy(harness.tools),
         patch=patch,
         exit=exit,
         error=error,
         turns=attempt.turns,
         wall_seconds=time.monotonic() - started,
         scripted=bool(getattr(model, "scripted", False)),
+        harness=harness.name,
     )
     log.info(
         "%s with %s: %s after %d turns, %.1fs%s",
@@ -98,10 +92,12 @@ def _describe(exc: BaseException) -> str:
 
 class _Attempt:
     def __init__(
-        self, task: Task, model: Teacher, sandbox: Sandbox, config: AgentConfig, deadline: float
+        self, task: Task, model: Teacher, sandbox: Sandbox, config: AgentConfig, harness: Harness, deadline: float
     ):
         self.model, self.sandbox, self.config, self.deadline = model, sandbox, config, deadline
-        system, instance = render_prompts(task, sandbox.workdir, config)
+        self.harness = harness
+        system, instance = render_prompts(task, sandbox.workdir, config, harness.system_template,
+                                          harness.instance_template)
         self.messages = [
             Message(role="system", content=system),
             Message(role="user", content=instance),
@@ -139,7 +135,7 @@ class _Attempt:
                 return limit, None
             if not message.tool_calls:
                 return Exit.submitted, None
-            actions, problems = _check(message.tool_calls)
+            actions, problems = _check(self.harness, message.tool_calls)
             if problems:
                 self.format_errors += 1
                 if self.format_errors > self.config.format_error_retries:
@@ -148,14 +144,14 @@ class _Attempt:
                     self._reply(call, _reprompt(problem))
                 continue
             for action in actions:
-                if action.tool == SUBMIT:
+                if self.harness.submits(action):
                     return Exit.submitted, None
                 output = await self._act(action)
-                self._reply(action.call, truncate(output, self.config.output_limit))
+                self._reply(action.call, self.harness.observation_prefix + truncate(output, self.config.output_limit))
 
     async def _ask(self) -> Message:
         began = time.monotonic()
-        completion = await self.model.complete(list(self.messages), TOOLS)
+        completion = await self.model.complete(list(self.messages), self.harness.tools)
         self.messages.append(completion.message)
         u = completion.usage
         self.tokens += u.input_tokens + u.cache_read_tokens + u.cache_write_tokens + u.output_tokens
@@ -184,13 +180,13 @@ class _Attempt:
         )
 
 
-def _check(calls: list[ToolCall]) -> tuple[list[Action], list[str | None]]:
+def _check(harness: Harness, calls: list[ToolCall]) -> tuple[list[Action], list[str | None]]:
     """The calls as actions, or (when any is malformed) what is wrong with each (None: nothing)."""
     actions: list[Action] = []
     problems: list[str | None] = []
     for call in calls:
         try:
-            actions.append(parse_call(call))
+            actions.append(harness.parse(call))
             problems.append(None)
         except MalformedCall as exc:
             problems.append(str(exc))

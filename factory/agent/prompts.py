@@ -62,10 +62,12 @@ def check_template(template: str, where: str) -> None:
             )
 
 
-def render_prompts(task: Task, workdir: str, config: AgentConfig) -> tuple[str, str]:
-    """The system prompt and the first user message for `task`."""
-    system = config.system_prompt if config.system_prompt is not None else SYSTEM_TEMPLATE
-    instance = config.instance_prompt if config.instance_prompt is not None else INSTANCE_TEMPLATE
+def render_prompts(task: Task, workdir: str, config: AgentConfig, system_template: str = SYSTEM_TEMPLATE,
+                   instance_template: str = INSTANCE_TEMPLATE) -> tuple[str, str]:
+    """The system prompt and the first user message for `task`: the pipeline's templates, else
+    the harness's defaults."""
+    system = config.system_prompt if config.system_prompt is not None else system_template
+    instance = config.instance_prompt if config.instance_prompt is not None else instance_template
     check_template(system, "agent.system_prompt")
     check_template(instance, "agent.instance_prompt")
     fields = {

@@ -21,7 +21,7 @@ BASH, EDITOR, SUBMIT = "bash", "str_replace_editor", "submit"
 EDITOR_COMMANDS = ("view", "create", "str_replace", "insert", "undo_edit")
 
 
-def _function(
+def function_schema(
     name: str, description: str, properties: dict[str, Any], required: list[str]
 ) -> dict[str, Any]:
     parameters = {"type": "object", "properties": properties, "required": required}
@@ -32,7 +32,7 @@ def _function(
 
 
 TOOLS: list[dict[str, Any]] = [
-    _function(
+    function_schema(
         BASH,
         "Run a bash command in the repository and return its output (stdout and stderr). "
         "Each call starts a fresh shell in the repository root: `cd` and variables do not "
@@ -46,7 +46,7 @@ TOOLS: list[dict[str, Any]] = [
         },
         ["command"],
     ),
-    _function(
+    function_schema(
         EDITOR,
         "View, create and edit files. `view` shows a file with line numbers (optionally only "
         "`view_range` [start, end], end -1 for the end of the file) or lists a directory two "
@@ -86,7 +86,7 @@ TOOLS: list[dict[str, Any]] = [
         },
         ["command", "path"],
     ),
-    _function(
+    function_schema(
         SUBMIT,
         "Finish: your changes to the repository are your answer. Call it once, when done.",
         {},

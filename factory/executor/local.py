@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from factory.agent.config import AgentConfig
+from factory.agent.harness import pick
 from factory.agent.loop import run_agent
 from factory.errors import SandboxError
 from factory.executor.late import LateWork
@@ -58,7 +59,8 @@ class LocalExecutor:
                                       exit=Exit.sandbox_error, error=error, possibly_billed=_cut_off(teacher)), self.node)
         started = time.monotonic()
         try:
-            trajectory = await run_agent(task, teacher, sandbox, self.agent, attempt_seed=seed, deadline=deadline)
+            trajectory = await run_agent(task, teacher, sandbox, self.agent, attempt_seed=seed, deadline=deadline,
+                                         harness=pick(self.agent.harnesses, key.index))
         finally:
             await self.pool.release(sandbox)
         trajectory.teacher = key.teacher

@@ -30,6 +30,7 @@ from factory.filters import (
     TokenCounter,
 )
 from factory.filters.base import key_id
+from factory.output.attempts import attempt_rows
 from factory.output.card import CardInputs, CardMeta, RenderInfo, build_card
 from factory.output.hub import PushResult, push
 from factory.output.rows import TokenizedRow
@@ -66,6 +67,8 @@ class BuildSettings(Section):
     """Arrow bytes per Parquet shard."""
     build_command: str | None = None
     """The `factory build ...` command line, shown in the card when the build is a rebuild."""
+    include_failures: bool = False
+    """Also write the `attempts` config: every graded attempt, failures too (`output.include_failures`)."""
 
     def with_overrides(self, **options: Any) -> BuildSettings:
         """Apply `factory build` options (`per_task=2, min_repeats=5, ...`); None means not given."""
@@ -153,6 +156,8 @@ def build_dataset(
         meta = meta.model_copy(update={"run_id": _run_ids(attempts)})
     chain = FilterChain.from_config(settings.filters, count_tokens=count_tokens).run(list(attempts))
     tokenized = _render(chain, tokenize) if tokenize else None
+    graded = (attempt_rows(attempts, chain, tasks=tasks, secrets=settings.filters.secrets)
+              if settings.include_failures else None)
     written = write_dataset(
         chain.kept,
         out_dir,
@@ -160,6 +165,7 @@ def build_dataset(
         count_tokens=count_tokens,
         tokenized=tokenized,
         flags=chain.flags,
+        attempt_rows=graded,
         max_shard_bytes=settings.max_shard_bytes,
     )
     drawn = list(plots(chain, out_dir / PLOTS)) if plots else []

@@ -17,8 +17,17 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from factory.filters import ChainResult, FiltersConfig, SecretScanner, drop_meanings
+from factory.output.rows import DATASETS_REQUIREMENT
 from factory.output.stats import TaskStats, TeacherStats, TokenStats
-from factory.output.writer import MESSAGES, PLOTS, TOKENIZED, WrittenDataset, data_files_pattern
+from factory.output.writer import (
+    ATTEMPTS,
+    CONFIGS,
+    MESSAGES,
+    PLOTS,
+    TOKENIZED,
+    WrittenDataset,
+    data_files_pattern,
+)
 from factory.report.model import Plot
 
 SIZE_CATEGORIES: tuple[tuple[float, str], ...] = (
@@ -38,7 +47,6 @@ SIZE_CATEGORIES: tuple[tuple[float, str], ...] = (
 
 HUB_ID_PLACEHOLDER = "<org>/<name>"
 """Stands for the Hub repo id in the card until `push` knows it."""
-
 
 
 def size_category(rows: int) -> str:
@@ -81,6 +89,8 @@ class RenderInfo:
     tokenizer_sha256: str
     notes: str = ""
     """Anything the loss-mask description should add (e.g. thinking text kept or stripped)."""
+    thinking: str = ""
+    """The renderer's thinking policy (`last_query`, `all`, `none`), when it has one."""
 
 
 @dataclass
@@ -129,7 +139,7 @@ def card_metadata(inputs: CardInputs) -> dict[str, Any]:
     if scripted_rows(inputs):
         tags += [t for t in ("synthetic", "scripted") if t not in tags]
     configs = []
-    for name in (MESSAGES, TOKENIZED):
+    for name in CONFIGS:
         if name in inputs.written.configs:
             config: dict[str, Any] = {
                 "config_name": name,
@@ -167,15 +177,30 @@ def _summary(inputs: CardInputs) -> str:
     rows = len(inputs.written.rows)
     teachers = ", ".join(f"`{t.teacher}`" for t in inputs.teachers) or "none"
     task_set = inputs.meta.task_set or "the run's task set"
+    harnesses = sorted({str(r["harness"]) for r in inputs.written.rows}) or ["factory"]
+    tools = ("`bash` and a file editor" if harnesses == ["factory"] else
+             "the tools of their harness (" + ", ".join(f"`{h}`" for h in harnesses) + "; each row has its own `tools`)")
     return (
         f"{rows} agent trajectories that solved {inputs.tasks.in_dataset} coding tasks from {task_set}. "
-        f"Teachers ({teachers}) ran as agents on each task in a Docker sandbox with `bash` and a file "
-        "editor; the agent's final diff was verified in a fresh container by the task's hidden tests; "
+        f"Teachers ({teachers}) ran as agents on each task in a Docker sandbox with {tools}; "
+        "the agent's final diff was verified in a fresh container by the task's hidden tests; "
         "only runs that passed every FAIL_TO_PASS and PASS_TO_PASS test and ended by submitting were kept, "
         "then loops, near duplicates, over-long rows and tasks solved too often were filtered out and "
         "credentials were redacted. Each row is one full conversation in TRL's conversational layout, "
         "ready for supervised fine-tuning of a coding agent.\n"
     )
+
+
+def trl_max_length(inputs: CardInputs, config: str) -> int:
+    """`SFTConfig(max_length=...)` for a card snippet: TRL cuts every row to it and then drops rows
+    left without a trained token (its default of 1024 drops nearly every agent trajectory), so it is
+    at least the longest row. `tokenized` rows are trained as stored: the longest one. `messages` is
+    rendered again by TRL: the length filter's limit, under which the rows were kept."""
+    length = inputs.filters.length
+    longest = inputs.tokens.max or length.max_tokens  # no rows: the snippet still reads right
+    if config == MESSAGES and length.enabled:
+        return max(length.max_tokens, longest)
+    return longest
 
 
 def _loading(inputs: CardInputs) -> str:
@@ -185,6 +210,8 @@ def _loading(inputs: CardInputs) -> str:
     model = render.tokenizer if render and "/" in render.tokenizer else "Qwen/Qwen3-8B"
     out = [
         "## Load it\n\n",
+        f"Loading needs `{DATASETS_REQUIREMENT}`: the `tools` column is a `datasets.Json` feature, "
+        "which older versions cannot read.\n\n",
         _fence(
             "from datasets import load_dataset\n\n"
             f'rows = load_dataset("{hub_id}", "messages", split="train")\n'
@@ -204,25 +231,52 @@ def _loading(inputs: CardInputs) -> str:
             "    args=SFTConfig(\n"
             '        output_dir="coding-agent-sft",\n'
             "        assistant_only_loss=True,  # learn the assistant turns only (see Loss mask)\n"
-            f"        max_length={inputs.filters.length.max_tokens},\n"
+            f"        max_length={trl_max_length(inputs, MESSAGES)},  # no row is cut (TRL's default, 1024, drops most)\n"
             "    ),\n)\ntrainer.train()",
             "python",
         ),
         "\n\nSFTTrainer renders `messages` with the model's chat template and passes `tools` to it. "
-        "`assistant_only_loss=True` needs a template that marks assistant turns with `{% generation %}`.",
+        "`assistant_only_loss=True` needs a template that marks assistant turns with `{% generation %}` "
+        "(TRL puts in a training template of its own for the models it knows).",
     ]
-    if tokenized and inputs.render:
+    if tokenized and render:
         out.append(
-            f" The `tokenized` config is already rendered with `{inputs.render.tokenizer}` and carries "
-            "`input_ids` and `assistant_masks`, which SFTTrainer uses as they are:\n\n"
+            f" The `tokenized` config is already rendered with `{render.tokenizer}`: its `labels` are "
+            "`input_ids` with -100 outside the assistant's tokens, and SFTTrainer trains on them as they are "
+            "(without `assistant_only_loss`, which applies to conversational data only). `max_length` is the "
+            "longest row, so nothing is cut:\n\n"
             + _fence(
                 f'dataset = load_dataset("{hub_id}", "tokenized", split="train")\n'
-                f'trainer = SFTTrainer(model="{model}", train_dataset=dataset,  # a model with the `{inputs.render.tokenizer}` tokenizer\n'
-                '                     args=SFTConfig(output_dir="coding-agent-sft", assistant_only_loss=True))',
+                f'trainer = SFTTrainer(model="{model}", train_dataset=dataset,  # a model with the `{render.tokenizer}` tokenizer\n'
+                f'                     args=SFTConfig(output_dir="coding-agent-sft", max_length={trl_max_length(inputs, TOKENIZED)}))',
                 "python",
             )
         )
     return "".join(out) + "\n"
+
+
+def _two_configs(inputs: CardInputs) -> str:
+    """How `tokenized` relates to `messages` rendered by a trainer with the model's own template."""
+    render = inputs.render
+    if render is None or TOKENIZED not in inputs.written.configs:
+        return ""
+    text = (
+        "## `messages` and `tokenized`\n\n"
+        "Both configs hold the same rows in the same order (keyed by `instance_id`, `run_id`, `teacher`, "
+        f"`attempt`). `tokenized` is `messages` rendered by factory with the `{render.template}` template "
+        f"and tokenized with `{render.tokenizer}`; training on `messages` lets the trainer render the rows "
+        "again with the model's template, which need not give the same tokens."
+    )
+    if render.template == "qwen3" and render.thinking == "last_query":
+        text += (
+            " With Qwen3 the two differ in empty `<think>` blocks only. `tokenized` follows Qwen3's own "
+            "template: a `<think>` block on an assistant turn that has reasoning, and an empty one on a final "
+            "assistant message. TRL's Qwen3 training template, which SFTTrainer puts in for "
+            "`assistant_only_loss=True`, gives every assistant turn a block, an empty "
+            "`<think>\\n\\n</think>\\n\\n` where the teacher gave no reasoning. Without the empty blocks "
+            "the two renderings are the same."
+        )
+    return text + "\n"
 
 
 _COLUMNS = [
@@ -231,6 +285,7 @@ _COLUMNS = [
     ("tools", "JSON schemas of the tools the agent had (`bash`, `str_replace_editor`, `submit`, ...)"),
     ("instance_id, repo", "the task and its repository"),
     ("teacher, model, attempt, run_id", "who made the run: teacher name, model id, attempt index in the run"),
+    ("harness", "the scaffold the run was made in (its tools and prompts): `factory`, or the agent an import came from"),
     ("scripted", "true when factory's offline scripted teacher made the row (not model behaviour)"),
     ("turns, exit", "assistant turns, and how the run ended (`submitted` for kept rows)"),
     ("patch", "the agent's final diff against the task's start state (what was verified)"),
@@ -251,6 +306,42 @@ def _columns(inputs: CardInputs) -> str:
             "(`input_ids` with -100 outside the mask), `num_tokens`, `assistant_tokens`."
         )
     return out + "\n"
+
+
+def _attempts(inputs: CardInputs) -> str:
+    """The `attempts` config (`output.include_failures`): failures as data."""
+    written = inputs.written.configs.get(ATTEMPTS)
+    if written is None:
+        return ""
+    hub_id = inputs.meta.repo_id or HUB_ID_PLACEHOLDER
+    kept = len(inputs.written.rows)
+    return (
+        "## Failures too: the `attempts` config\n\n"
+        f"{_count(written.rows, 'graded attempt')} of the run, passed or not ({kept} of them are the rows above), "
+        "for training verifiers and preference models. Infrastructure errors are left out: they say nothing "
+        "about the model. Credentials are redacted in every row.\n\n"
+        + _fence(
+            f'attempts = load_dataset("{hub_id}", "attempts", split="train")\n'
+            'failed = attempts.filter(lambda r: not r["resolved"])\n'
+            'verifier = attempts.select_columns(["instance_id", "patch", "resolved", "reason"])  # patch -> label',
+            "python",
+        )
+        + "\n\n"
+        + _table(["column", "meaning"], [
+            ("`resolved`, `outcome`", "whether the hidden tests passed; `resolved`, `unresolved:<reason>` or "
+             "`unverified:<exit>` (never graded by the tests: it did not submit)"),
+            ("`reason`, `decided_by`, `verdict_detail`", "why the verifier said no (`tests_failed`, "
+             "`patch_rejected`, ...), which check decided it, and its words"),
+            ("`tests`", "each hidden test with its status (`passed`, `failed`, `error`, `missing`, ...)"),
+            ("`kept`, `dropped_by`, `drop_reason`, `drop_detail`", "the filter decision: kept in the dataset, "
+             "or the first filter that dropped it and why (the funnel's reasons)"),
+            ("`flags`", "`filter:code` flags, e.g. `secrets:secret_redacted`"),
+            ("`teacher`, `model`, `harness`, `scripted`", "who ran it, and in which harness (tools and prompts)"),
+            ("`exit`, `turns`, `cost_usd`, `wall_seconds`", "how the run ended, its assistant turns, cost and time"),
+            ("`messages`, `tools`, `patch`", "the conversation, tool schemas and final diff, as in `messages`"),
+        ])
+        + "\n"
+    )
 
 
 def _provenance(inputs: CardInputs) -> str:
@@ -434,6 +525,8 @@ def build_card(inputs: CardInputs) -> str:
         f"# {inputs.meta.pretty_name}\n\n{_scripted_warning(inputs)}{_summary(inputs)}",
         _loading(inputs),
         _columns(inputs),
+        *([two] if (two := _two_configs(inputs)) else []),
+        *([failures] if (failures := _attempts(inputs)) else []),
         _provenance(inputs),
         _funnel(inputs),
         *([_plots(inputs)] if inputs.plots else []),

@@ -41,6 +41,8 @@ class PushResult:
     commit_url: str
     uploaded: list[str]
     deleted: list[str]
+    private: bool
+    """The repo's visibility after the push (an existing repo keeps its own)."""
 
 
 def local_files(out_dir: Path) -> dict[str, Path]:
@@ -67,7 +69,7 @@ def push(
     out_dir: Path | str,
     repo_id: str,
     *,
-    private: bool = False,
+    private: bool = True,
     revision: str | None = None,
     token: str | None = None,
     endpoint: str | None = None,
@@ -75,7 +77,8 @@ def push(
 ) -> PushResult:
     """Upload `out_dir` (as written by `build_dataset`) to the dataset repo `repo_id`.
 
-    `private` applies when the repo is created; an existing repo keeps its visibility."""
+    `private` applies when the repo is created (private unless told otherwise, so that nothing is
+    published by accident); an existing repo keeps its visibility, which the result reports."""
     out_dir = Path(out_dir)
     if not _REPO_ID.match(repo_id):
         raise UsageError(f"--repo-id {repo_id!r}: expected ORG/NAME")
@@ -92,6 +95,7 @@ def push(
     branch = revision or "main"
     try:
         api.create_repo(repo_id, repo_type=REPO_TYPE, private=private, exist_ok=True)
+        visible = api.repo_info(repo_id, repo_type=REPO_TYPE).private
         if branch != "main":
             api.create_branch(repo_id, repo_type=REPO_TYPE, branch=branch, exist_ok=True)
         remote = api.list_repo_files(repo_id, repo_type=REPO_TYPE, revision=branch)
@@ -111,4 +115,5 @@ def push(
         )
     except _HUB_ERRORS as exc:
         raise PushError(f"push of {out_dir} to {api.endpoint} dataset {repo_id}@{branch} failed: {exc}") from exc
-    return PushResult(repo_id, branch, info.oid, info.commit_url, [CARD, *files], stale)
+    return PushResult(repo_id, branch, info.oid, info.commit_url, [CARD, *files], stale,
+                      private=bool(visible))

@@ -63,5 +63,6 @@ def render_hooks(renderer: RendererLike, *, template_sha256: str = "") -> Render
         tokenizer=card.get("tokenizer", "?"),
         tokenizer_sha256=card.get("tokenizer_sha256", ""),
         notes=f"Reasoning kept: `{card['thinking']}`." if card.get("thinking") else "",
+        thinking=card.get("thinking", ""),
     )
     return RenderHooks(count_tokens=count_tokens, info=info, renderer=renderer)

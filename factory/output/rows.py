@@ -43,6 +43,7 @@ MESSAGES_FEATURES = Features(
         **_KEY_FEATURES,
         "repo": _STRING,
         "model": _STRING,
+        "harness": _STRING,
         "scripted": Value("bool"),
         "turns": Value("int32"),
         "exit": _STRING,
@@ -70,6 +71,9 @@ TOKENIZED_FEATURES = Features(
 
 IGNORE_INDEX = -100
 
+DATASETS_REQUIREMENT = "datasets>=4.7"
+"""What loading the dataset needs (said on the card): `datasets.Json`, the `tools` feature, came in 4.7."""
+
 
 @dataclass(frozen=True)
 class TokenizedRow:
@@ -94,6 +98,11 @@ class TokenizedRow:
     @property
     def counts(self) -> TokenCounts:
         return TokenCounts.from_mask(list(self.assistant_masks))
+
+
+def ordered(attempts: Sequence[Attempt]) -> list[Attempt]:
+    """The dataset's order of rows: by task, teacher, attempt index."""
+    return sorted(attempts, key=lambda a: (a.key.instance_id, a.key.teacher, a.key.index, a.key.run_id))
 
 
 def message_dict(message: Message) -> dict[str, Any]:
@@ -130,6 +139,7 @@ def messages_row(
         "attempt": attempt.key.index,
         "repo": attempt.repo or (task.repo if task else ""),
         "model": trajectory.model,
+        "harness": trajectory.harness,
         "scripted": trajectory.scripted,
         "turns": sum(1 for m in trajectory.messages if m.role == "assistant"),
         "exit": trajectory.exit.value,

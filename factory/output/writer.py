@@ -3,6 +3,7 @@
     OUT/README.md                                 the dataset card
     OUT/messages/train-00000-of-00001.parquet     TRL conversational rows + metadata
     OUT/tokenized/train-00000-of-00001.parquet    renderer output (when rendered)
+    OUT/attempts/train-00000-of-00001.parquet     every graded attempt, failures too (output.include_failures)
     OUT/plots/*.png                               the run's plots (factory report's), shown by the card
 
 Shards are about `max_shard_bytes` of Arrow data each. Rewriting replaces these folders, so a
@@ -24,18 +25,23 @@ from datasets.utils import logging as ds_logging
 from factory.errors import UsageError
 from factory.filters import Flag, TokenCounter, TokenCounts, approx_token_counts, is_exact
 from factory.filters.base import key_id
+from factory.output.attempts import ATTEMPTS_FEATURES
 from factory.output.rows import (
     MESSAGES_FEATURES,
     TOKENIZED_FEATURES,
     TokenizedRow,
     messages_row,
+    ordered,
     tokenized_row,
 )
 from factory.records import Attempt, Task
 
 MESSAGES = "messages"
 TOKENIZED = "tokenized"
-CONFIGS = (MESSAGES, TOKENIZED)
+ATTEMPTS = "attempts"
+ROW_CONFIGS = (MESSAGES, TOKENIZED)
+"""The configs whose rows are the kept rows, one for one."""
+CONFIGS = (*ROW_CONFIGS, ATTEMPTS)
 PLOTS = "plots"
 SPLIT = "train"
 DEFAULT_SHARD_BYTES = 256 * 1024 * 1024
@@ -79,10 +85,6 @@ def _write_config(rows: list[dict[str, Any]], features: Features, out_dir: Path,
     return WrittenConfig(name, files, len(dataset), dataset.data.nbytes)
 
 
-def _ordered(attempts: Sequence[Attempt]) -> list[Attempt]:
-    return sorted(attempts, key=lambda a: (a.key.instance_id, a.key.teacher, a.key.index, a.key.run_id))
-
-
 def write_dataset(
     kept: Sequence[Attempt],
     out_dir: Path,
@@ -91,14 +93,16 @@ def write_dataset(
     count_tokens: TokenCounter | None = None,
     tokenized: Sequence[TokenizedRow] | None = None,
     flags: Sequence[Flag] = (),
+    attempt_rows: Sequence[dict[str, Any]] | None = None,
     max_shard_bytes: int = DEFAULT_SHARD_BYTES,
 ) -> WrittenDataset:
     """Write the kept attempts as the `messages` config, and `tokenized` when rows are given.
 
     `tasks` (by instance id) supply FAIL_TO_PASS and, where an attempt lacks it, the repo.
     Token counts in `messages` come from the tokenized rows when given (exact), else from
-    `count_tokens`, else from the character estimate (marked `tokens_exact: false`)."""
-    attempts = _ordered(kept)
+    `count_tokens`, else from the character estimate (marked `tokens_exact: false`). With
+    `attempt_rows` (`factory.output.attempts`), the `attempts` config is written too."""
+    attempts = ordered(kept)
     by_key = {key_id(t.key): t for t in tokenized or ()}
     if tokenized is not None:
         missing = [a.key for a in attempts if key_id(a.key) not in by_key]
@@ -135,6 +139,8 @@ def write_dataset(
         if tokenized is not None:
             token_rows = [tokenized_row(by_key[key_id(a.key)]) for a in attempts]
             configs[TOKENIZED] = _write_config(token_rows, TOKENIZED_FEATURES, out_dir, TOKENIZED, max_shard_bytes)
+        if attempt_rows is not None:
+            configs[ATTEMPTS] = _write_config(list(attempt_rows), ATTEMPTS_FEATURES, out_dir, ATTEMPTS, max_shard_bytes)
     finally:
         if not quiet:
             ds_logging.enable_progress_bar()

@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from factory.agent.harness import fit
 from factory.errors import TeacherFatal
 from factory.records import Completion, Message, Task, ToolCall, Usage
 from factory.teachers.label import teacher_label
@@ -148,6 +149,7 @@ class ScriptedSession:
         delay = self.profile.latency_seconds * self._latency.uniform(1 - jitter, 1 + jitter)
         if delay > 0:
             await asyncio.sleep(delay)
+        calls = [fit(tools, name, args) for name, args in calls]  # the harness's tools (factory.agent.harness)
         tool_calls = [
             ToolCall(
                 id=f"call_{self._turn:03d}_{i}",

@@ -86,6 +86,7 @@ def attempt_row(attempt: Attempt, started_at: datetime, finished_at: datetime, k
         "repo": attempt.repo,
         "model": t.model if t else None,
         "scripted": t.scripted if t else None,
+        "harness": t.harness if t else None,
         "exit": str(t.exit) if t else None,
         "error_class": attempt.error_class,
         "error": t.error if t else None,

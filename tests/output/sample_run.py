@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from pathlib import Path
 from typing import Any
 
 from factory.output import TokenizedRow
@@ -161,3 +162,21 @@ def fake_tokenize(attempts: list[Attempt]) -> list[TokenizedRow]:
             mask += [1 if m.role == "assistant" else 0] * n
         rows.append(TokenizedRow(key=a.key, input_ids=ids, assistant_masks=mask))
     return rows
+
+
+def run_folder(tmp_path, output: str = "", attempts: list[Attempt] | None = None):
+    """A run folder as `factory run` leaves it (run.json, pipeline.yaml, dataset/), made without a run."""
+    from factory.output import CardMeta, build_dataset
+    from factory.runs import RunStore
+
+    demo = Path(__file__).parents[2] / "pipelines" / "tasksets" / "demo"
+    text = (f"name: demo\ntasks: {{source: {demo}}}\n"
+            "teachers: [{kind: scripted, model: scripted-demo}]\n" + output)
+    (tmp_path / "demo.yaml").write_text(text)
+    store = RunStore(tmp_path / "runs" / RUN_ID)  # the id the sample attempts carry
+    store.start(text, "factory run demo.yaml", str(tmp_path / "demo.yaml"))
+    attempts = demo_attempts() if attempts is None else attempts
+    for one in attempts:
+        store.save(one)
+    build_dataset(attempts, text, store.dataset_dir, tasks=TASKS, meta=CardMeta(task_set="demo"))
+    return store

@@ -172,7 +172,7 @@ def test_the_card_shows_the_run_s_plots_and_they_are_in_the_folder(tmp_path):
     links = re.findall(r"!\[([^\]]*)\]\((plots/\w+\.png)\)", card)
     assert [title for title, _ in links] == [
         "Funnel and drop reasons", "Pass rate over tasks", "Attempts, kept rows and cost over time",
-        "Turns and tokens: kept vs dropped", "Exit reasons", "Per teacher"]
+        "Turns and tokens: kept vs dropped", "Exit reasons", "Per teacher / harness"]
     assert "## The run at a glance" in card and "resolved / graded attempts" in card
     for _, link in links:
         assert (dataset / link).read_bytes().startswith(b"\x89PNG"), link

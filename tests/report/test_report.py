@@ -59,8 +59,8 @@ def test_the_numbers_are_the_warehouse_s_own(db):
         ("resolved", "not_resolved"): 4, ("resolved", "not_verified"): 1, ("resolved", "no_trajectory"): 1,
         ("loops", "repeated_action"): 1, ("dedup", "duplicate_patch"): 1}
     a, b = data.groups
-    assert (a.label, a.graded, a.passed, a.kept, a.cost_per_kept) == ("A", 6, 3, 2, pytest.approx(0.06))
-    assert (b.label, b.graded, b.passed, b.pass_rate, b.unpriced, b.cost_per_kept) == ("B", 5, 3, 0.6, 1, None)
+    assert (a.label, a.graded, a.passed, a.kept, a.cost_per_kept) == ("A / factory", 6, 3, 2, pytest.approx(0.06))
+    assert (b.label, b.graded, b.passed, b.pass_rate, b.unpriced, b.cost_per_kept) == ("B / factory", 5, 3, 0.6, 1, None)
     assert {t.instance_id: t.band for t in data.tasks} == {
         "hard": "too_hard", "mid2": "learnable", "mid": "learnable", "easy": "too_easy", "spare": "not_attempted"}
 

@@ -74,6 +74,8 @@ ALTER TABLE attempts ADD COLUMN IF NOT EXISTS possibly_billed INTEGER;
 ALTER TABLE attempts ADD COLUMN IF NOT EXISTS possibly_billed_usd DOUBLE;
 -- The machine that sampled the attempt: the host's name (local executor) or the Ray node's id.
 ALTER TABLE attempts ADD COLUMN IF NOT EXISTS node VARCHAR;
+-- The harness the agent ran in (its tools and prompts): `factory`, or the agent an import came from.
+ALTER TABLE attempts ADD COLUMN IF NOT EXISTS harness VARCHAR;
 
 -- One row per teacher call. Child tables have no index: the writer deletes an attempt's
 -- rows before inserting them again, in the same transaction.

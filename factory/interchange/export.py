@@ -1,0 +1,80 @@
+"""`factory export RUN --format openai|sharegpt --out FILE`: a run's kept rows in another format.
+
+    read_kept(dataset/) ─► to_line (per format) ─► check_line (the format's rules) ─► FILE, one JSON a line
+
+A row that does not fit the format is left out with its reason, never written half right.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from factory.errors import UsageError
+from factory.interchange import openai_chat, sharegpt
+from factory.interchange.kept import KeptRow, read_kept
+
+
+@dataclass(frozen=True)
+class Format:
+    name: str
+    to_line: Callable[[KeptRow], dict[str, Any]]
+    check_line: Callable[[Any], list[str]]
+    what: str
+
+
+FORMATS = {
+    "openai": Format("openai", openai_chat.to_line, openai_chat.check_line, "OpenAI chat fine-tuning JSONL"),
+    "sharegpt": Format("sharegpt", sharegpt.to_line, sharegpt.check_line, "ShareGPT JSON lines (LLaMA-Factory)"),
+}
+
+
+@dataclass
+class ExportSummary:
+    out: Path
+    format: Format
+    written: int = 0
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    """(row, why) for every row left out."""
+
+    def format_lines(self) -> list[str]:
+        lines = [f"{self.written} row(s) written to {self.out} ({self.format.what})"]
+        lines += [f"skipped {row}: {why}" for row, why in self.skipped]
+        return lines
+
+
+def format_named(name: str) -> Format:
+    if name not in FORMATS:
+        raise UsageError(f"--format {name!r}: unknown format (valid formats: {', '.join(FORMATS)})")
+    return FORMATS[name]
+
+
+def export_rows(rows: list[KeptRow], fmt: Format, out: Path) -> ExportSummary:
+    summary = ExportSummary(out, fmt)
+    lines = []
+    for row in rows:
+        try:
+            line = fmt.to_line(row)
+        except ValueError as exc:
+            summary.skipped.append((row.label, str(exc)))
+            continue
+        problems = fmt.check_line(line)
+        if problems:
+            summary.skipped.append((row.label, "; ".join(problems[:3])))
+            continue
+        lines.append(json.dumps(line, ensure_ascii=False) + "\n")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text("".join(lines), encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"--out {out}: cannot write ({exc.strerror}); choose another file") from exc
+    summary.written = len(lines)
+    return summary
+
+
+def export_dataset(dataset_dir: Path, format_name: str, out: Path) -> ExportSummary:
+    """The kept rows of the dataset in `dataset_dir` written to `out` in the named format."""
+    return export_rows(read_kept(dataset_dir), format_named(format_name), out)

@@ -1,0 +1,138 @@
+"""`factory import PATH --format F --tasks SOURCE --run-id ID`: other agents' runs become a run.
+
+    files ─► formats.READERS[F] (a bad file is reported and skipped) ─► Trajectory records
+          ─► the factory's verifier, each patch against its task (or why it could not be)
+          ─► a run folder (attempt files, pipeline.yaml, warehouse) ─► filters, render, dataset
+
+The run is an ordinary one afterwards: `factory build`, `show`, `query`, `report`, `push` and
+`export` work on it. Its pipeline.yaml says where the trajectories came from and names one
+`openai`-kind teacher per imported model, for the card; nothing is ever sampled from them.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from factory.errors import UsageError, VerifyError
+from factory.interchange.formats import BadTrajectoryFile, files_of, reader_named
+from factory.output import BuildSummary
+from factory.protocols import Verifier
+from factory.records import Attempt, AttemptKey, Task, Trajectory
+
+
+@dataclass
+class ImportOutcome:
+    run_folder: Path
+    attempts: list[Attempt]
+    bad_files: list[tuple[Path, str]] = field(default_factory=list)
+    build: BuildSummary | None = None
+
+    def format_lines(self) -> list[str]:
+        verified = [a for a in self.attempts if a.verdict is not None]
+        lines = [f"skipped {path}: {why}" for path, why in self.bad_files]
+        lines.append(f"imported {len(self.attempts)} trajectories into {self.run_folder}: {len(verified)} verified, "
+                     f"{sum(bool(a.verdict and a.verdict.resolved) for a in verified)} resolved")
+        for a in self.attempts:
+            if a.verdict is None and a.trajectory is not None and a.trajectory.error:
+                lines.append(f"  {a.key.instance_id}/{a.key.teacher}/{a.key.index}: {a.trajectory.error}")
+        if self.build is not None:
+            lines.append(f"funnel: {self.build.chain.format_funnel()}")
+            lines.append(f"dataset: {self.build.out_dir} ({self.build.rows} rows)")
+        return lines
+
+
+def read_files(path: Path, format_name: str) -> tuple[list[tuple[Path, Trajectory]], list[tuple[Path, str]]]:
+    """Every trajectory in the files at `path`, and the files that could not be read (with why)."""
+    reader = reader_named(format_name)
+    read, bad = [], []
+    for file in files_of(path, reader):
+        try:
+            read += [(file, t) for t in reader.read(file)]
+        except BadTrajectoryFile as exc:
+            bad.append((file, str(exc).removeprefix(f"{file}: ")))
+    return read, bad
+
+
+def pipeline_text(path: Path, format_name: str, source: str, trajectories: list[Trajectory]) -> str:
+    models = {t.teacher: t.model for t in trajectories}
+    teachers = "".join(f"  - {{kind: openai, name: {json.dumps(label)}, model: {json.dumps(model)}}}\n"
+                       for label, model in sorted(models.items()))
+    return (f"# made by factory import from {path} ({format_name}): runs of another agent, verified by factory;\n"
+            "# the teachers below name the models that made them (nothing is sampled from them)\n"
+            f"name: import\ntasks: {{source: {json.dumps(source)}}}\nteachers:\n{teachers}")
+
+
+async def _verdicts(verifier: Verifier, attempts: list[Attempt], tasks: dict[str, Task], source: str) -> None:
+    for attempt in attempts:
+        trajectory = attempt.trajectory
+        assert trajectory is not None
+        if trajectory.error:
+            continue
+        task = tasks.get(attempt.key.instance_id)
+        if task is None:
+            trajectory.error = f"not verified: no task {attempt.key.instance_id!r} in {source}"
+        elif not trajectory.patch.strip():
+            trajectory.error = "not verified: the file holds no patch"
+        else:
+            try:
+                attempt.verdict = await verifier.verify(task, trajectory.patch)
+            except VerifyError as exc:  # infrastructure: recorded as such, never a verdict
+                attempt.error_class = type(exc).__name__
+                trajectory.error = f"not verified: {exc}"
+        attempt.finished_at = datetime.now(UTC)
+
+
+async def import_run(path: Path, format_name: str, source: str, run_id: str, *, output_dir: Path = Path("runs"),
+                     verifier: Verifier | None = None) -> ImportOutcome:
+    """Read, verify, record and build; `verifier` defaults to the factory's Docker verifier."""
+    from factory.run import build_run, open_warehouse, pipeline_of
+    from factory.runs import RunStore
+    from factory.sandbox.images import ensure_local_images
+    from factory.tasks import load_taskset
+
+    store = RunStore(output_dir.resolve() / run_id)
+    if (store.folder / "run.json").exists():
+        raise UsageError(f"run {run_id!r} already exists in {output_dir}; give another --run-id")
+    read, bad = read_files(path, format_name)
+    if not read:
+        raise UsageError(f"{path}: no trajectory could be read ({len(bad)} bad file(s): {bad[0][1] if bad else '-'})")
+    where = Path(source)
+    source = str(where.resolve()) if where.exists() else source  # the pipeline is read from the run folder
+    tasks = load_taskset(source).tasks
+    ensure_local_images(Path(source), tasks)
+    counts: dict[tuple[str, str], int] = defaultdict(int)
+    attempts = []
+    for _, trajectory in read:
+        index = counts[(trajectory.instance_id, trajectory.teacher)]
+        counts[(trajectory.instance_id, trajectory.teacher)] += 1
+        key = AttemptKey(run_id=store.run_id, instance_id=trajectory.instance_id, teacher=trajectory.teacher,
+                         index=index)
+        task = next((t for t in tasks if t.instance_id == trajectory.instance_id), None)
+        attempts.append(Attempt(key=key, repo=task.repo if task else "", trajectory=trajectory,
+                                started_at=datetime.now(UTC)))
+    if verifier is None:
+        from factory.verify import DockerVerifier
+
+        verifier = DockerVerifier(run_id=store.run_id)
+    text = pipeline_text(path, format_name, source, [t for _, t in read])
+    command = shlex.join(["factory", *sys.argv[1:]])
+    with store.locked():
+        store.start(text, command, str(store.folder / "pipeline.yaml"))
+        await _verdicts(verifier, attempts, {t.instance_id: t for t in tasks}, source)
+        for attempt in attempts:
+            store.save(attempt)
+        pipeline = pipeline_of(store)
+        warehouse = open_warehouse(pipeline, store, tasks)
+        try:
+            warehouse.resync(attempts)
+            summary = build_run(pipeline, store, attempts, tasks, warehouse)
+        finally:
+            warehouse.close()
+        store.save_meta({**store.meta(), "status": "finished"})
+    return ImportOutcome(store.folder, attempts, bad, summary)

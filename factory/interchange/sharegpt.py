@@ -1,0 +1,112 @@
+"""ShareGPT JSON lines with tool calls, as LLaMA-Factory reads them:
+
+    {"conversations": [{"from": "human" | "gpt" | "function_call" | "observation", "value": str}, ...],
+     "system": str, "tools": str (the tools' JSON schemas as JSON text), "id": INSTANCE/TEACHER/ATTEMPT}
+
+Turns alternate: `human` or `observation` at even positions, `gpt` or `function_call` at odd
+ones, and a conversation ends with the model's turn (trailing tool results, such as the one
+that answers `submit`, teach nothing and are left out). An assistant turn with tool calls is a
+`function_call` whose value is the calls as JSON (`{"name", "arguments": {...}}`, a list when
+there are several); the format has no place for text beside a call, so the turn's reasoning and
+text go before it in a `<think>` block, which LLaMA-Factory reads as the call's thought.
+Consecutive tool results become one `observation`. A row whose turns cannot alternate (a user
+message right after a tool result) is refused with `ShareGPTLayoutError`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from factory.interchange.kept import KeptRow
+from factory.records import Message
+
+HUMAN, GPT, CALL, OBSERVATION = "human", "gpt", "function_call", "observation"
+LINE_KEYS = {"conversations", "system", "tools", "id"}
+_PARITY = {HUMAN: 0, OBSERVATION: 0, GPT: 1, CALL: 1}
+
+
+class ShareGPTLayoutError(ValueError):
+    """The row does not fit the layout: turns that cannot alternate, arguments that are not JSON."""
+
+
+def _call_value(m: Message) -> str:
+    try:
+        calls = [{"name": c.name, "arguments": json.loads(c.arguments)} for c in m.tool_calls]
+    except json.JSONDecodeError as exc:
+        raise ShareGPTLayoutError(f"a tool call's arguments are not JSON ({exc})") from None
+    text = "\n".join(part.strip("\n") for part in (m.reasoning or "", m.content) if part.strip())
+    thought = f"<think>\n{text}\n</think>\n\n" if text else ""
+    return thought + json.dumps(calls[0] if len(calls) == 1 else calls, ensure_ascii=False)
+
+
+def _gpt_value(m: Message) -> str:
+    return f"<think>\n{m.reasoning.strip()}\n</think>\n\n{m.content}" if m.reasoning and m.reasoning.strip() else m.content
+
+
+def to_line(row: KeptRow) -> dict[str, Any]:
+    system = "\n\n".join(m.content for m in row.messages if m.role == "system")
+    turns: list[dict[str, str]] = []
+    for m in row.messages:
+        if m.role == "system":
+            continue
+        if m.role == "tool" and turns and turns[-1]["from"] == OBSERVATION:
+            turns[-1]["value"] += "\n\n" + m.content
+            continue
+        tag = {"user": HUMAN, "tool": OBSERVATION}.get(m.role) or (CALL if m.tool_calls else GPT)
+        value = _call_value(m) if tag == CALL else _gpt_value(m) if tag == GPT else m.content
+        if len(turns) % 2 != _PARITY[tag]:
+            raise ShareGPTLayoutError(f"message {len(turns)} ({m.role}) would break the turns' alternation")
+        turns.append({"from": tag, "value": value})
+    while turns and turns[-1]["from"] == OBSERVATION:
+        turns.pop()
+    return {"conversations": turns, "system": system, "tools": json.dumps(row.tools, ensure_ascii=False),
+            "id": row.label}
+
+
+def check_line(line: Any) -> list[str]:
+    """Every way `line` breaks the ShareGPT layout above; empty when LLaMA-Factory can read it."""
+    if not isinstance(line, dict):
+        return ["a line must be a JSON object"]
+    problems = [f"{key}: not a key of the format" for key in sorted(set(line) - LINE_KEYS)]
+    for key in ("system", "tools", "id"):
+        if key in line and not isinstance(line[key], str):
+            problems.append(f"{key}: must be a string")
+    names: set[str] = set()
+    try:
+        tools = json.loads(line.get("tools") or "[]")
+        names = {t["function"]["name"] if "function" in t else t["name"] for t in tools}
+    except (TypeError, KeyError, json.JSONDecodeError):
+        problems.append("tools: must be JSON text of a list of tool schemas")
+    turns = line.get("conversations")
+    if not isinstance(turns, list) or not turns:
+        return [*problems, "conversations: must be a non-empty list"]
+    for i, turn in enumerate(turns):
+        where = f"conversations[{i}]"
+        if not isinstance(turn, dict) or set(turn) != {"from", "value"} or not isinstance(turn.get("value"), str):
+            problems.append(f"{where}: must be {{from, value}} with a string value")
+            continue
+        tag = turn["from"]
+        if tag not in _PARITY:
+            problems.append(f"{where}.from: {tag!r} is not one of {', '.join(_PARITY)}")
+        elif _PARITY[tag] != i % 2:
+            expected = " or ".join(t for t, p in _PARITY.items() if p == i % 2)
+            problems.append(f"{where}.from: {tag!r} where the turns' alternation wants {expected}")
+        elif tag == CALL:
+            problems += _check_call(where, turn["value"], names)
+    if len(turns) % 2:
+        problems.append("conversations: must end with the model's turn (gpt or function_call)")
+    return problems
+
+
+def _check_call(where: str, value: str, names: set[str]) -> list[str]:
+    body = value.split("</think>", 1)[1] if value.startswith("<think>") and "</think>" in value else value
+    try:
+        calls = json.loads(body)
+    except json.JSONDecodeError:
+        return [f"{where}.value: a function_call must be JSON after its optional <think> block"]
+    problems = []
+    for call in calls if isinstance(calls, list) else [calls]:
+        if not (isinstance(call, dict) and isinstance(call.get("arguments"), dict) and call.get("name") in names):
+            problems.append(f"{where}.value: each call needs a name among the tools and arguments as an object")
+    return problems

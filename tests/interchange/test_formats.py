@@ -1,0 +1,141 @@
+"""Other agents' trajectory files, read against the real public samples in ../shared/fixtures."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from factory.errors import UsageError
+from factory.interchange.formats import READERS, files_of, reader_named
+from factory.interchange.importer import read_files
+from factory.records import Exit
+from tests.interchange import minisweagent_files as msa
+
+FIXTURES = Path(__file__).parents[2].parent / "shared" / "fixtures"
+needs_fixtures = pytest.mark.skipif(not FIXTURES.is_dir(), reason="../shared/fixtures is not beside the repo")
+
+
+@needs_fixtures
+def test_mini_swe_agent_s_older_message_list_imports_without_a_patch():
+    [t] = READERS["mini-swe-agent"].read(FIXTURES / "minisweagent_github_issue.traj.json")
+    assert t.instance_id == "minisweagent_github_issue" and t.harness == "mini-swe-agent"
+    assert len(t.messages) == 22 and [m.role for m in t.messages[:3]] == ["system", "user", "assistant"]
+    assert "```mswea_bash_command" in t.messages[2].content and t.tools == []  # its scaffold, as it was
+    assert t.exit is Exit.submitted and t.patch == ""
+    assert t.error == "not verifiable: the older mini-swe-agent format holds no patch"
+
+
+def test_mini_swe_agent_2x_files_give_patch_model_cost_and_exit(tmp_path):
+    patch = "diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a\n+b\n"
+    path = msa.write(tmp_path, "acme__x-1", msa.trajectory("acme__x-1", "Fix x.", patch, cost=0.25))
+    [t] = READERS["mini-swe-agent"].read(path)
+    assert (t.instance_id, t.model, t.teacher, t.patch, t.exit) == (
+        "acme__x-1", "anthropic/claude-sonnet-4-5-20250929", "anthropic/claude-sonnet-4-5-20250929", patch, Exit.submitted)
+    assert t.cost_usd == 0.25 and t.error is None
+    assert [m.role for m in t.messages] == ["system", "user", "assistant", "user", "assistant", "user"]  # `exit` left out
+    limited = msa.trajectory("acme__x-2", "Fix x.", "", exit_status="LimitsExceeded")
+    del limited["instance_id"]  # older 2.x files: the id is the file's name
+    [t] = READERS["mini-swe-agent"].read(msa.write(tmp_path, "acme__x-2", limited))
+    assert (t.instance_id, t.exit) == ("acme__x-2", Exit.max_turns)
+
+
+def test_files_that_mini_swe_agent_2_4_6_wrote_import_with_their_submission():
+    path = next((Path(__file__).parent / "data" / "minisweagent-2.4.6").rglob("*caret-zero-minor.traj.json"))
+    raw = json.loads(path.read_text())
+    assert raw["trajectory_format"] == "mini-swe-agent-1.1" and raw["info"]["mini_version"] == "2.4.6"
+    [t] = READERS["mini-swe-agent"].read(path)
+    assert t.instance_id == raw["instance_id"] == "factory-demo__semverkit.caret-zero-minor"
+    assert t.patch == raw["info"]["submission"] and t.patch.startswith("diff --git a/semverkit/ranges.py")
+    assert (t.model, t.exit, t.cost_usd, t.error) == ("deterministic", Exit.submitted, pytest.approx(0.04), None)
+    assert [m.role for m in t.messages] == ["system", "user", "assistant", "user", "assistant", "user", "assistant"]
+
+
+@needs_fixtures
+def test_a_real_swe_agent_trajectory_keeps_its_function_calls_and_patch():
+    [t] = READERS["swe-agent"].read(FIXTURES / "swesmith_sweagent_pydantic__pydantic.acb0f10f.pr_8316.traj")
+    raw = json.loads((FIXTURES / "swesmith_sweagent_pydantic__pydantic.acb0f10f.pr_8316.traj").read_text())
+    assert t.instance_id == "pydantic__pydantic.acb0f10f.pr_8316" and t.model == "claude-3-7-sonnet-20250219"
+    assert t.patch == raw["info"]["submission"] and t.patch.startswith("diff --git")
+    assert t.exit is Exit.submitted and t.cost_usd == pytest.approx(0.3017616) and t.harness == "swe-agent"
+    assert len(t.messages) == 46
+    first = t.messages[2]
+    assert first.role == "assistant" and first.tool_calls[0].name == "bash"
+    assert json.loads(first.tool_calls[0].arguments)["command"].startswith("find /testbed")
+    assert t.messages[3].role == "tool" and t.messages[3].tool_call_id == first.tool_calls[0].id
+    assert {c.name for m in t.messages for c in m.tool_calls} >= {"bash", "str_replace_editor", "submit"}
+
+
+@needs_fixtures
+def test_swe_smith_s_sft_rows_import_each_line_without_a_patch():
+    rows = READERS["swe-smith-sft"].read(FIXTURES / "swesmith_ft_xml_example.jsonl")
+    assert len(rows) == 3 and rows[0].instance_id == "pandas-dev__pandas.95280573.pr_53652"
+    assert "<function=bash>" in rows[0].messages[2].content  # the XML tool-call style stays as it was
+    assert all(r.error == "not verifiable: SWE-smith's SFT rows hold no patch" for r in rows)
+
+
+@needs_fixtures
+def test_openhands_output_rows_become_the_model_s_own_messages_and_the_tool_results():
+    runs = READERS["openhands"].read(FIXTURES / "openhands_multi_swe_bench_output.jsonl")
+    raw = [json.loads(line) for line in (FIXTURES / "openhands_multi_swe_bench_output.jsonl").read_text().splitlines()]
+    assert [r.instance_id for r in runs] == ["ponylang__ponyc-4595", "ponylang__ponyc-4593", "ponylang__ponyc-4588"]
+    assert [r.exit for r in runs] == [Exit.submitted, Exit.submitted, Exit.max_turns]  # the third hit its iteration cap
+    first = runs[0]
+    assert first.patch == raw[0]["test_result"]["git_patch"] and first.model == "openai/openrouter-llama-4-maverick"
+    assert first.harness == "openhands" and [m.role for m in first.messages[:4]] == ["system", "user", "assistant", "tool"]
+    call = first.messages[2].tool_calls[0]
+    assert (call.id, call.name, json.loads(call.arguments)) == (
+        "toolu_01", "execute_bash", {"command": "ls -l /workspace/ponylang__ponyc__0.1"})
+    assert first.messages[3].tool_call_id == "toolu_01" and first.messages[3].content.startswith("total 300")
+    calls = {c.id for m in first.messages for c in m.tool_calls}
+    assert {m.tool_call_id for m in first.messages if m.role == "tool"} <= calls  # every result answers a call
+    assert {c.name for m in first.messages for c in m.tool_calls} >= {"execute_bash", "finish"}
+
+
+def test_a_bad_file_is_named_and_skipped_and_the_rest_imports(tmp_path):
+    good = msa.write(tmp_path, "acme__x-1", msa.trajectory("acme__x-1", "Fix x.", "diff"))
+    (tmp_path / "broken.traj.json").write_text("{not json")
+    (tmp_path / "other.traj.json").write_text(json.dumps({"info": {}, "messages": [{"content": "no role"}]}))
+    (tmp_path / "notes.txt").write_text("not a trajectory")  # not a file of the format: not read at all
+    read, bad = read_files(tmp_path, "mini-swe-agent")
+    assert [(f, t.instance_id) for f, t in read] == [(good, "acme__x-1")]
+    assert bad == [(tmp_path / "broken.traj.json", "file: not JSON (line 1: Expecting property name enclosed in double quotes)"),
+                   (tmp_path / "other.traj.json", "messages[0]: must be an object with a role")]
+
+
+def test_unknown_formats_and_empty_folders_are_usage_errors(tmp_path):
+    with pytest.raises(UsageError, match=r"--format 'aider': unknown format \(valid formats: mini-swe-agent, swe-agent, swe-smith-sft, openhands"):
+        reader_named("aider")
+    with pytest.raises(UsageError, match=r"no \*\.traj files for --format swe-agent"):
+        files_of(tmp_path, READERS["swe-agent"])
+    with pytest.raises(UsageError, match="no such file or folder"):
+        files_of(tmp_path / "missing", READERS["swe-agent"])
+
+
+@needs_fixtures
+@pytest.mark.parametrize(("fmt", "sample", "runs"), [
+    ("mini-swe-agent", "minisweagent_github_issue.traj.json", 1),
+    ("swe-agent", "swesmith_sweagent_pydantic__pydantic.acb0f10f.pr_8316.traj", 1),
+    ("swe-smith-sft", "swesmith_ft_xml_example.jsonl", 3),
+    ("openhands", "openhands_multi_swe_bench_output.jsonl", 3),
+])
+def test_every_format_in_the_shared_samples_imports_as_a_run(tmp_path, fmt, sample, runs):
+    """Their tasks are not here (or their files hold no patch), so each trajectory is recorded
+    unverified with the reason, and the run is built all the same."""
+    import asyncio
+
+    from factory.interchange.importer import import_run
+    from factory.output import validate_card
+
+    tasks = tmp_path / "tasks.jsonl"  # the SWE-smith sample's one task (its SFT rows are of it)
+    tasks.write_text(json.dumps(json.loads((FIXTURES / "swesmith_instance_pandas-dev__pandas.95280573.pr_53652.json")
+                                           .read_text())) + "\n")
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / sample).write_bytes((FIXTURES / sample).read_bytes())
+    outcome = asyncio.run(import_run(tmp_path / "in", fmt, str(tasks), "imp", output_dir=tmp_path / "runs"))
+    assert len(outcome.attempts) == runs and outcome.bad_files == []
+    assert all(a.verdict is None and a.trajectory.error.startswith("not verifi") for a in outcome.attempts)
+    assert all(a.trajectory.harness == fmt for a in outcome.attempts)
+    assert len(list((tmp_path / "runs" / "imp" / "attempts").rglob("*.json"))) == runs
+    assert outcome.build is not None and outcome.build.rows == 0 and validate_card(outcome.build.out_dir) == []
