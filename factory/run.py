@@ -98,7 +98,8 @@ async def run_pipeline(
                         # run: a resume may raise the one and move to the other
                         identity(pipeline.model_dump(mode="json", exclude={"budget", "executor"}),
                                  [t.instance_id for t in tasks]),
-                        allow_changes)
+                        allow_changes, at_default=set(identity(pipeline.model_dump(mode="json"), [])) - set(
+                            identity(pipeline.model_dump(mode="json", exclude_defaults=True), [])))
             try:
                 outcome = await _run_held(pipeline, store, tasks, skipped, teachers, progress)
             except Exception as exc:

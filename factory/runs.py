@@ -160,15 +160,19 @@ class RunStore:
     # ------------------------------------------------------------------ run metadata
 
     def start(self, pipeline_text: str, command: str, pipeline_path: str, identity: dict[str, str] | None = None,
-              allow_changes: bool = False) -> dict[str, Any]:
+              allow_changes: bool = False, at_default: set[str] = frozenset()) -> dict[str, Any]:
         """Create the run, or load it when resuming. A resume must match what the run started with:
         the pipeline's text and its `identity` (`identity()`: every resolved setting and the task
-        selection); with `allow_changes` a difference is taken on and recorded in run.json."""
+        selection); with `allow_changes` a difference is taken on and recorded in run.json.
+
+        A setting the run's identity does not name, and that is `at_default` now, came with a
+        newer factory: the run ran as if it had its default, so it is no difference."""
         meta_path = self.folder / "run.json"
         identity = identity or {}
         if meta_path.exists():
             meta = json.loads(meta_path.read_text())
-            differs = differences(meta.get("identity", identity), identity)
+            before = meta.get("identity", identity)
+            differs = [key for key in differences(before, identity) if key in before or key not in at_default]
             if (self.folder / "pipeline.yaml").read_text() != pipeline_text:
                 differs.insert(0, "the pipeline's text")
             if differs and not allow_changes:

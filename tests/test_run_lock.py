@@ -119,3 +119,29 @@ def test_a_resume_with_other_resolved_settings_is_refused_unless_allowed(tmp_pat
     meta = json.loads((store.folder / "run.json").read_text())
     assert meta["changes"][-1]["changed"] == ["tasks.limit", "the task selection"]
     assert len(outcomes(store)) == 2 and set(before) < set(outcomes(store))
+
+
+def test_a_setting_newer_than_the_run_is_no_difference_while_it_keeps_its_default(tmp_path):
+    """A run started by an older factory has no digest of settings added since: those at their
+    default ran as the run did, so its resume needs no --allow-changes; one set otherwise does."""
+    pipeline = pipeline_file(tmp_path, tasks=1, attempts=1)
+    first = factory("run", str(pipeline), "--run-id", "old", "--quiet")
+    assert first.wait(timeout=600) == 0, first.stderr.read()
+    run_json = tmp_path / "runs" / "old" / "run.json"
+
+    def forget(prefix: str) -> None:  # as a factory that had no such setting wrote run.json
+        meta = json.loads(run_json.read_text())
+        gone = [k for k in meta["identity"] if k.startswith(prefix)]
+        assert gone, prefix
+        meta["identity"] = {k: v for k, v in meta["identity"].items() if k not in gone}
+        run_json.write_text(json.dumps(meta))
+
+    forget("sampling.hopeless.")  # at their defaults in this pipeline
+    resumed = factory("run", str(pipeline), "--run-id", "old", "--quiet")
+    assert resumed.wait(timeout=600) == 0, resumed.stderr.read()
+
+    forget("teachers[0].seed")  # 3 in this pipeline, not its default
+    refused = factory("run", str(pipeline), "--run-id", "old", "--quiet")
+    assert refused.wait(timeout=120) == 2
+    error = refused.stderr.read()
+    assert "teachers[0].seed" in error and "hopeless" not in error, error
