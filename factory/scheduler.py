@@ -174,7 +174,7 @@ class Scheduler:
         self.result.saved = dict(self.allocator.saved)
         self.result.not_needed = self.allocator.saved[Stop.at_cap]
         rows = self.allocator.rows(self.store.run_id)
-        with contextlib.suppress(StorageError):  # derived: a resume or `factory build` writes it again
+        with contextlib.suppress(OSError):  # derived: a resume or `factory build` writes it again
             write_atomic(self.store.folder / "allocation.json",
                          json.dumps({"saved": self.result.saved, "decisions": rows}, indent=1, default=str))
         if self.warehouse is not None:
