@@ -123,25 +123,33 @@ async def test_give_up_after_straight_failures(tmp_path, docker_client):
     assert len(outcome.store.attempts()) == 2
 
 
-def test_kill_9_mid_run_then_resume_loses_and_duplicates_nothing(tmp_path, docker_client):
-    path = pipeline_file(tmp_path, tasks=3, attempts=2, stop=5, in_flight=2, latency=0.3)
-    store = RunStore(tmp_path / "runs" / "killed")
-    proc = factory("run", str(path), "--run-id", "killed", "--quiet")
+def kill_9_then_resume(path: Path, run_id: str, docker_client) -> tuple[RunStore, list[dict]]:
+    """Run `path` (6 units), kill -9 the run after 2 finished attempts, resume it with the same
+    command; checks that every unit was made exactly once, in the files and the warehouse, and
+    that no container of the run is left. Returns the run and its containers the kill left."""
+    store = RunStore(path.parent / "runs" / run_id)
+    proc = factory("run", str(path), "--run-id", run_id, "--quiet")
     kill_when(proc, lambda: len(list(store.attempts_dir.glob("*/*/*.json"))) >= 2)
     before = set(outcomes(store))
     assert 2 <= len(before) < 6
     # one list call: an inspect per container would 404 on a removal the killed process had in flight
-    labelled = docker_client.api.containers(all=True, filters={"label": "factory.run=killed"})
-    resumed = factory("run", str(path), "--run-id", "killed", "--quiet")
+    labelled = docker_client.api.containers(all=True, filters={"label": f"factory.run={run_id}"})
+    resumed = factory("run", str(path), "--run-id", run_id, "--quiet")
     out, err = resumed.communicate(timeout=600)
     assert resumed.returncode == 0, err
     after = outcomes(store)
     assert before <= set(after) and len(after) == 6  # every unit exactly once
     keys = warehouse_keys(store)
     assert len(keys) == len(set(keys)) == 6
-    assert labelled  # the killed process left containers behind ...
-    left = docker_client.api.containers(all=True, filters={"label": "factory.run=killed"})
-    assert left == [], [(c["State"], c["Status"], c["Labels"]) for c in left]  # ... reaped
+    left = docker_client.api.containers(all=True, filters={"label": f"factory.run={run_id}"})
+    assert left == [], [(c["State"], c["Status"], c["Labels"]) for c in left]  # reaped
+    return store, labelled
+
+
+def test_kill_9_mid_run_then_resume_loses_and_duplicates_nothing(tmp_path, docker_client):
+    path = pipeline_file(tmp_path, tasks=3, attempts=2, stop=5, in_flight=2, latency=0.3)
+    _, labelled = kill_9_then_resume(path, "killed", docker_client)
+    assert labelled  # the killed process left containers behind, and the resume reaped them
 
 
 def test_interrupt_then_resume_gives_the_same_attempts_as_one_run(tmp_path, docker_client):

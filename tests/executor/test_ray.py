@@ -18,7 +18,7 @@ from tests.executor.ray_cluster import Cluster
 from tests.test_run import (
     factory,
     journal_a_paid_turn,
-    kill_when,
+    kill_9_then_resume,
     outcomes,
     paid_pipeline,
     pipeline_file,
@@ -117,20 +117,8 @@ async def test_a_node_killed_mid_run_loses_and_duplicates_nothing(tmp_path, dock
 
 def test_the_driver_killed_with_kill_9_resumes_and_loses_and_duplicates_nothing(tmp_path, docker_client, cluster):
     path = on_ray(pipeline_file(tmp_path, tasks=3, attempts=2, stop=5, in_flight=2, latency=0.3), cluster.address)
-    store = RunStore(tmp_path / "runs" / "driverkill")
-    proc = factory("run", str(path), "--run-id", "driverkill", "--quiet")
-    kill_when(proc, lambda: len(list(store.attempts_dir.glob("*/*/*.json"))) >= 2)
-    before = set(outcomes(store))
-    assert 2 <= len(before) < 6
-    resumed = factory("run", str(path), "--run-id", "driverkill", "--quiet")
-    out, err = resumed.communicate(timeout=600)
-    assert resumed.returncode == 0, err
-    after = outcomes(store)
-    assert before <= set(after) and len(after) == 6  # every unit exactly once
-    keys = warehouse_keys(store)
-    assert len(keys) == len(set(keys)) == 6
+    store, _ = kill_9_then_resume(path, "driverkill", docker_client)
     assert None not in nodes(store)
-    assert docker_client.api.containers(all=True, filters={"label": "factory.run=driverkill"}) == []
 
 
 async def test_paid_turns_of_an_attempt_on_a_node_are_journaled_by_the_driver(tmp_path, docker_client, cluster):
