@@ -23,13 +23,14 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from docker.errors import APIError, ImageNotFound
+from docker.errors import APIError
 from docker.utils import parse_repository_tag
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
 
 from factory.errors import EngineError, SandboxStartError
 from factory.sandbox import engine
 from factory.sandbox.config import SandboxConfig
+from factory.sandbox.images import image_exists
 from factory.sandbox.start_image import LABEL_OF
 
 log = logging.getLogger(__name__)
@@ -94,7 +95,7 @@ class Puller:
         await asyncio.shield(pull)  # one waiter cancelled never cancels the pull the others wait on
 
     async def _fetch(self, image: str) -> None:
-        if await _present(image):
+        if await engine.call(image_exists, image):
             return
         async with self.slots:
             started = time.monotonic()
@@ -178,12 +179,3 @@ async def _remove(image: str) -> None:
             await engine.call(client.images.remove, made.id)
     await engine.call(client.images.remove, image)
 
-
-async def _present(image: str) -> bool:
-    try:
-        await engine.call(engine.client().images.get, image)
-    except EngineError as exc:
-        if isinstance(exc.__cause__, ImageNotFound):
-            return False
-        raise
-    return True
