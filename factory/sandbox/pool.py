@@ -51,6 +51,7 @@ class SandboxPool:
         self.warm: dict[tuple[str, str], list[DockerSandbox]] = defaultdict(list)
         self.live: set[DockerSandbox] = set()
         self.warming: set[asyncio.Task] = set()
+        self.pulling: set[asyncio.Task] = set()  # pulls ahead of need: they hold no slot
         self.trimming: set[asyncio.Task] = set()  # removals of pulled images no longer needed
         self.starting: Counter[tuple[str, str]] = Counter()  # warm containers on their way, per image
 
@@ -72,16 +73,11 @@ class SandboxPool:
         slots permitting; those already starting count."""
         key = (image, workdir)
         if image not in self.puller.pulls:  # the next image's pull starts ahead of need, warm or not
-            self._background(self._pull_ahead(image))
+            _background(self._pull_ahead(image), self.pulling)
         want = (self.config.warm if count is None else count) - len(self.warm[key]) - self.starting[key]
         for _ in range(want):
             self.starting[key] += 1
-            self._background(self._warm_one(image, workdir))
-
-    def _background(self, work) -> None:
-        task = asyncio.create_task(work)
-        self.warming.add(task)
-        task.add_done_callback(self.warming.discard)
+            _background(self._warm_one(image, workdir), self.warming)
 
     async def _pull_ahead(self, image: str) -> None:
         with contextlib.suppress(SandboxError):  # the attempt that needs the image meets it and records it
@@ -90,9 +86,7 @@ class SandboxPool:
     def done_with(self, image: str) -> None:
         """No remaining attempt of the run needs `image` (see `Puller.done_with`); `close` waits for
         what that removes."""
-        task = asyncio.create_task(self.puller.done_with(image))
-        self.trimming.add(task)
-        task.add_done_callback(self.trimming.discard)
+        _background(self.puller.done_with(image), self.trimming)
 
     async def _warm_one(self, image: str, workdir: str) -> None:
         try:
@@ -156,9 +150,9 @@ class SandboxPool:
 
     async def close(self) -> None:
         """Cancel warming and remove every container this pool started."""
-        for task in list(self.warming):
+        for task in [*self.warming, *self.pulling]:
             task.cancel()
-        await asyncio.gather(*self.warming, return_exceptions=True)
+        await asyncio.gather(*self.warming, *self.pulling, return_exceptions=True)
         await asyncio.gather(*(self.release(s) for s in list(self.live)), return_exceptions=True)
         await asyncio.gather(*self.trimming, return_exceptions=True)
         self.warm.clear()
@@ -168,3 +162,10 @@ class SandboxPool:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
+
+
+def _background(work, tasks: set[asyncio.Task]) -> None:
+    """Run `work` as a task held in `tasks` until it ends (so `close` can find it)."""
+    task = asyncio.create_task(work)
+    tasks.add(task)
+    task.add_done_callback(tasks.discard)
