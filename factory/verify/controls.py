@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from factory.records import Task
-from factory.verify import mutants, values
+from factory.verify import blind, mutants, values
 from factory.verify.classes import Classes
 from factory.verify.mutants import Edit, Source
 from factory.verify.twins import Copy, defs, write_copies
@@ -72,10 +72,15 @@ class ControlPlan:
     """Why the controls are weaker than changed literals in unseen tests; '' when they are not."""
     told_apart: list[str] = field(default_factory=list)
     """FAIL_TO_PASS tests whose copies a forger may tell apart (`_Site.told`)."""
+    blind: dict[str, list[blind.Expected]] = field(default_factory=dict)
+    """Test function as it runs ('path::Class::name') -> what its blind checks expect (`blind.py`)."""
+    planned: dict[str, str] = field(default_factory=dict)
+    """The files as planned, before their checks went blind: each copy as a twin of its original
+    with its literal changed (`files` is what runs)."""
 
     def statement_at(self, nodeid: str, line: int) -> int | None:
         """Which top-level statement of test `nodeid`'s body (as it ran) holds `line` of its file."""
-        path, classes, name, _ = _split(nodeid)
+        path, classes, name, _ = split_id(nodeid)
         tree = _parsed(self.files[path]) if path in self.files else None
         found = _find(tree, classes, name) if tree else None
         body = found[0].body if found else []
@@ -115,7 +120,7 @@ def _parsed(text: str) -> ast.Module | None:
         return None
 
 
-def _split(nodeid: str) -> tuple[str, tuple[str, ...], str, str]:
+def split_id(nodeid: str) -> tuple[str, tuple[str, ...], str, str]:
     """'a/t.py::C::test_x[1-2]' -> ('a/t.py', ('C',), 'test_x', '1-2')."""
     base, bracket, param = nodeid.partition("[")
     path, *scopes = base.split("::")
@@ -128,8 +133,8 @@ def hidden_files(task: Task, touched: list[str]) -> list[str]:
         return [p for p in dict.fromkeys(paths) if p.endswith(".py") and p not in touched]
 
     unseen = _Unseen(task)
-    f2p = usable([_split(i)[0] for i in task.FAIL_TO_PASS])[:MAX_TWINS]
-    p2p = [_split(i)[0] for i in task.PASS_TO_PASS]
+    f2p = usable([split_id(i)[0] for i in task.FAIL_TO_PASS])[:MAX_TWINS]
+    p2p = [split_id(i)[0] for i in task.PASS_TO_PASS]
     more = usable([*(p for p in p2p if unseen.file(p)), *p2p])
     return f2p + [p for p in more if p not in f2p][:MORE_FILES]
 
@@ -182,8 +187,13 @@ def plan_controls(task: Task, sources: dict[str, str], rng: random.Random, count
     run_ids = [renamed.get(i, i) for i in ids]
     told = {p.original.id(param) for p, _ in made if p.site.told for param in p.site.params}
     told_apart = [i for i in task.FAIL_TO_PASS if i in told]
-    return ControlPlan(files=files, controls=controls, ids=_order([*run_ids, *companions], controls, files, rng),
-                       renamed=renamed, weak=_weakness(task, made, controls, told_apart), told_apart=told_apart)
+    # blind: every FAIL_TO_PASS test, every test with copies and every copy (a group of twins is
+    # then one code under several names where its changed literal was a blind check's)
+    copied = [c.original for c in controls] + [c.nodeid for c in controls] + list(task.FAIL_TO_PASS)
+    run, checks = blind.rewrite(files, {renamed.get(i, i).partition("[")[0] for i in copied})
+    return ControlPlan(files=run, controls=controls, ids=_order([*run_ids, *companions], controls, files, rng),
+                       renamed=renamed, weak=_weakness(task, made, controls, told_apart), told_apart=told_apart,
+                       blind=checks, planned=files)
 
 
 def _weakness(task: Task, made: list[tuple[_Pick, str]], controls: list[Control], weak: list[str]) -> str:
@@ -212,7 +222,7 @@ def _originals(task: Task, ids: list[str], parsed: dict[str, Source]) -> list[_O
     """Hidden test functions that can be copied, one entry per function, FAIL_TO_PASS first."""
     unseen, f2p, out = _Unseen(task), set(task.FAIL_TO_PASS), {}
     for nodeid in sorted(ids, key=lambda i: i not in f2p):
-        path, classes, name, param = _split(nodeid)
+        path, classes, name, param = split_id(nodeid)
         if (path, classes, name) not in out:
             found = _find(parsed[path].tree, classes, name) if path in parsed else None
             if not found:
@@ -310,11 +320,18 @@ def _site(o: _Original, src: Source, rng: random.Random, fails_at: dict[str, int
     fails at (`fails_at`, the top-level statement index that validation's empty-patch run saw);
     where that is not known, the last statement that has a site is the best guess."""
     seen = [fails_at[i] for p in o.f2p_params if (i := o.id(p)) in fails_at]
+    hidden = blind.expected_literals(src, o.fn)
     floor = max(seen) if seen else None
     copies = max(F2P_COPIES, CONTROLS)
 
     def choose(sites: list[tuple[int, ast.expr]]) -> tuple[ast.expr, int, bool]:
-        """A site at or after the failing statement, leaving a reader the least to go on (`values.trace`)."""
+        """A site in a blind check (its copies are then the original's code under another name,
+        `blind.py`), else one at or after the failing statement, leaving a reader the least to go
+        on (`values.trace`)."""
+        unseen = [(i, leaf) for i, n in sites if blind.covers(hidden, i, leaf := mutants.leaf(n, rng))]
+        if unseen:
+            i, node = rng.choice(unseen)
+            return node, i, False
         top = floor if floor is not None else max(i for i, _ in sites)
         late = [(i, n) for i, n in sites if i >= top]
         leaves = [(i, mutants.leaf(n, rng), rng.random()) for i, n in late or sites]
@@ -428,11 +445,11 @@ def _order(ids: list[str], controls: list[Control], files: dict[str, str], rng: 
     for path, text in files.items():
         for scope, node in defs(ast.parse(text)):
             lines["::".join([path, *scope, node.name])] = node.lineno
-    file_rank = {p: i for i, p in enumerate(dict.fromkeys(_split(i)[0] for i in everything))}
+    file_rank = {p: i for i, p in enumerate(dict.fromkeys(split_id(i)[0] for i in everything))}
 
     def key(nodeid: str) -> tuple[int, int, int, int]:
         base, _, param = nodeid.partition("[")
-        return file_rank[_split(nodeid)[0]], lines.get(base, 10**9), shuffled[param], index[nodeid]
+        return file_rank[split_id(nodeid)[0]], lines.get(base, 10**9), shuffled[param], index[nodeid]
 
     return sorted(everything, key=key)
 
@@ -442,7 +459,7 @@ def _planted(task: Task, ids: list[str], rng: random.Random) -> ControlPlan:
     if not task.FAIL_TO_PASS:
         return ControlPlan(ids=ids, weak="no hidden tests to hide a control among")
     nonce = secrets.token_hex(8)
-    path = str(PurePosixPath(_split(task.FAIL_TO_PASS[0])[0]).parent / f"test_{nonce[:6]}_{nonce[6:]}.py")
+    path = str(PurePosixPath(split_id(task.FAIL_TO_PASS[0])[0]).parent / f"test_{nonce[:6]}_{nonce[6:]}.py")
     control = Control(f"{path}::test_{nonce}", "")
     order = list(ids)
     order.insert(rng.randint(0, len(order)), control.nodeid)

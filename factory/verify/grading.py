@@ -7,7 +7,9 @@ a record counts only as far as nothing shows tampering:
   after the session's `done`, nothing from a process that outlived pytest;
 - every control whose original passed has failed (`controls.py`): a forger that makes
   failures pass cannot spare the controls without telling them from real hidden tests;
-- no class in a file the patch touched is equal to anything (the plugin's probe).
+- no class in a file the patch touched is equal to anything (the plugin's probe);
+- a test reported passed also sent every one of its blind checks, each with the value the host
+  expects (`blind.py`): those values never were in the test process.
 
 Then: `timeout`, `no_report` (the session never finished), `tests_failed` naming a test.
 """
@@ -18,7 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from factory.records import Check, Reason, Task, TestStatus, Verdict
-from factory.verify.controls import Control, ControlPlan
+from factory.verify import blind
+from factory.verify.controls import Control, ControlPlan, split_id
 
 PHASES = ("setup", "call", "teardown")
 
@@ -46,6 +49,7 @@ class TestRun:
     weak: str = ""
     failed_at: dict[str, int] = field(default_factory=dict)
     """Test id as it ran -> the top-level statement of its body that raised, for the tests that failed."""
+    blind: dict[str, list[blind.Expected]] = field(default_factory=dict)
 
     @classmethod
     def from_report(cls, report: dict, plan: ControlPlan) -> TestRun:
@@ -57,7 +61,8 @@ class TestRun:
                    late=int(report.get("late", 0)), overflow=bool(report.get("overflow")),
                    timed_out=bool(report.get("timed_out")), exit_stalled=bool(report.get("exit_stalled")),
                    log_tail=str(report.get("log_tail", "")),
-                   controls=plan.controls, renamed=plan.renamed, weak=plan.weak, failed_at=failed_at)
+                   controls=plan.controls, renamed=plan.renamed, weak=plan.weak, failed_at=failed_at,
+                   blind=plan.blind)
 
 
 @dataclass
@@ -65,6 +70,8 @@ class _Stream:
     phases: dict[str, dict[str, dict]] = field(default_factory=dict)
     done: bool = False
     always_equal: set[str] = field(default_factory=set)
+    seen: dict[str, dict[int, list[Any]]] = field(default_factory=dict)
+    """Test id -> blind check number -> the values it sent."""
     problems: list[str] = field(default_factory=list)
 
 
@@ -84,6 +91,12 @@ def _read(records: list[Any]) -> _Stream:
                 s.problems.append(f"{nodeid} reported twice ({when})")
             else:
                 s.phases[nodeid][when] = record
+        elif kind == "seen":
+            nodeid, number = record.get("nodeid"), record.get("check")
+            if not (isinstance(nodeid, str) and type(number) is int and "value" in record):
+                s.problems.append("a check record the reporter does not write")
+            else:
+                s.seen.setdefault(nodeid, {}).setdefault(number, []).append(record["value"])
         elif kind in ("collected", "done"):
             s.always_equal.update(str(x) for x in record.get("always_equal") or [])
             s.done = kind == "done"
@@ -108,13 +121,29 @@ def grade(task: Task, run: TestRun, flags: list[str]) -> Verdict:
     """Resolved only if every FAIL_TO_PASS and PASS_TO_PASS test passed and nothing shows tampering."""
     flags = [*flags, *([f"weak controls: {run.weak}"] if run.weak else [])]
     stream = _read(run.records)
-    tests = {nid: _status(stream.phases.get(run.renamed.get(nid, nid), {}))
-             for nid in dict.fromkeys([*task.FAIL_TO_PASS, *task.PASS_TO_PASS])}
-    checked = [c for c in run.controls if not c.original or tests.get(c.original) is TestStatus.passed]
-    control_status = {c.nodeid: _status(stream.phases.get(c.nodeid, {})) for c in checked}
+    failed_blind: dict[str, tuple[int, str]] = {}
+    """Test id as it ran -> (statement, why) for tests pytest passed whose blind checks did not."""
 
-    fails_at = {nid: run.failed_at[ran] for nid in task.FAIL_TO_PASS
-                if tests.get(nid) is TestStatus.failed and (ran := run.renamed.get(nid, nid)) in run.failed_at}
+    def status(ran: str) -> TestStatus:
+        reported = _status(stream.phases.get(ran, {}))
+        checks = run.blind.get(ran.partition("[")[0])
+        if reported is TestStatus.passed and checks and \
+                (why := blind.judge(stream.seen.get(ran, {}), checks, split_id(ran)[3])):
+            failed_blind[ran] = why
+            return TestStatus.failed
+        return reported
+
+    tests = {nid: status(run.renamed.get(nid, nid)) for nid in dict.fromkeys([*task.FAIL_TO_PASS, *task.PASS_TO_PASS])}
+    checked = [c for c in run.controls if not c.original or tests.get(c.original) is TestStatus.passed]
+    control_status = {c.nodeid: status(c.nodeid) for c in checked}
+
+    def failed_at(ran: str) -> int | None:
+        """The first statement that failed: raised in the process, or a blind check the host failed."""
+        found = [i for i in (run.failed_at.get(ran), failed_blind.get(ran, (None,))[0]) if i is not None]
+        return min(found) if found else None
+
+    fails_at = {nid: at for nid in task.FAIL_TO_PASS
+                if tests.get(nid) is TestStatus.failed and (at := failed_at(run.renamed.get(nid, nid))) is not None}
 
     def verdict(reason: Reason | None, detail: str = "", by: Check = Check.tests) -> Verdict:
         return Verdict(resolved=reason is None, reason=reason, detail=detail, tests=tests, flags=flags,
@@ -149,5 +178,7 @@ def grade(task: Task, run: TestRun, flags: list[str]) -> Verdict:
                                         f"({spared[0][0]})", Check.controls)
     failing = [nid for nid, status in tests.items() if status is not TestStatus.passed]
     if failing:
-        return verdict(Reason.tests_failed, f"{len(failing)} of {len(tests)} tests not passed, e.g. {failing[0]}")
+        why = failed_blind.get(run.renamed.get(failing[0], failing[0]))
+        return verdict(Reason.tests_failed, f"{len(failing)} of {len(tests)} tests not passed, e.g. {failing[0]}"
+                                            + (f" ({why[1]})" if why else ""))
     return verdict(None)

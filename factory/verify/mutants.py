@@ -146,7 +146,7 @@ def _self_call(stmt: ast.stmt, names: set[str] | dict[str, str]) -> ast.Call | N
     return None
 
 
-def _comparisons(stmt: ast.stmt) -> Iterator[tuple[ast.expr, ast.expr, str]]:
+def comparisons(stmt: ast.stmt) -> Iterator[tuple[ast.expr, ast.expr, str]]:
     """(expected side, other side, 'eq' or 'is') of an equality this statement asserts."""
     if isinstance(stmt, ast.Assert) and isinstance(stmt.test, ast.Compare) and len(stmt.test.ops) == 1:
         kind = {ast.Eq: "eq", ast.Is: "is"}.get(type(stmt.test.ops[0]))
@@ -187,12 +187,12 @@ def strong_sites(fn: ast.FunctionDef | ast.AsyncFunctionDef, param: str) -> list
     sites: list[tuple[int, ast.expr]] = []
     for index, stmt in enumerate(reached(fn)):
         sites.extend((index, node) for node in [*_patterns(stmt), *_raised_types(stmt)])
-        for side, other, kind in _comparisons(stmt):
+        for side, other, kind in comparisons(stmt):
             if _literal(other):
                 continue
             if kind == "eq" and (_literal(side) or empty(side)) or kind == "is" and singleton(side):
                 sites.append((index, side))
-            elif isinstance(side, ast.Name) and side.id in rows and _used_once(fn, side.id):
+            elif isinstance(side, ast.Name) and side.id in rows and used_once(fn, side.id):
                 row = rows[side.id]
                 if kind == "eq" and _literal(row) or kind == "is" and singleton(row):
                     sites.append((index, row))
@@ -217,27 +217,39 @@ def other_errors(name: str) -> list[str]:
     return [o for o in OTHER_ERRORS if not issubclass(getattr(builtins, o), builtin) and not issubclass(builtin, getattr(builtins, o))]
 
 
-def _used_once(fn: ast.AST, name: str) -> bool:
+def used_once(fn: ast.AST, name: str) -> bool:
     """The parameter feeds only the comparison: never rebound, read nowhere else."""
     uses = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == name]
     return len(uses) == 1 and isinstance(uses[0].ctx, ast.Load)
 
 
-def parametrize_row(fn: ast.FunctionDef | ast.AsyncFunctionDef, param: str) -> dict[str, ast.expr]:
-    """argname -> value node of the one parametrize row whose id is `param`; {} when unsure."""
+@dataclass(frozen=True)
+class Row:
+    """One row of a test's parametrize mark."""
+
+    id: str | None
+    """pytest's id for it; None where it is not certain."""
+    named: bool
+    """The id is written out (`pytest.param(..., id=)`, `ids=[...]`), not made from the values."""
+    values: dict[str, ast.expr]
+    """argname -> value node; {} when unsure."""
+
+
+def parametrize_rows(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[Row]:
+    """Every row of the test's one parametrize mark; [] when it has none, several, or is unsure."""
     marks = [d for d in fn.decorator_list if isinstance(d, ast.Call) and tail(d.func) == "parametrize"]
-    if not param or len(marks) != 1:
-        return {}
+    if len(marks) != 1:
+        return []
     call = marks[0]
     kwargs = {k.arg: k.value for k in call.keywords}
     names = _argnames(call.args[0] if call.args else kwargs.get("argnames"))
     values = call.args[1] if len(call.args) > 1 else kwargs.get("argvalues")
     given = kwargs.get("ids")
     if "indirect" in kwargs or not names or not isinstance(values, (ast.List, ast.Tuple)):
-        return {}
+        return []
     if given is not None and not (isinstance(given, (ast.List, ast.Tuple)) and len(given.elts) == len(values.elts)):
-        return {}
-    rows: list[tuple[str | None, list[ast.expr] | None]] = []
+        return []
+    rows = []
     for i, row in enumerate(values.elts):
         rid, vals = None, None
         if isinstance(row, ast.Call) and tail(row.func) == "param":
@@ -249,12 +261,19 @@ def parametrize_row(fn: ast.FunctionDef | ast.AsyncFunctionDef, param: str) -> d
             vals = list(row.elts)
         if rid is None and given is not None:
             rid = _string(given.elts[i])
-        rows.append((rid if rid is not None else _auto_id(vals), vals))
-    ids = [rid for rid, _ in rows]
+        named = rid is not None
+        by_name = dict(zip(names, vals, strict=True)) if vals is not None and len(vals) == len(names) else {}
+        rows.append(Row(rid if named else _auto_id(vals), named, by_name))
+    return rows
+
+
+def parametrize_row(fn: ast.FunctionDef | ast.AsyncFunctionDef, param: str) -> dict[str, ast.expr]:
+    """argname -> value node of the one parametrize row whose id is `param`; {} when unsure."""
+    rows = parametrize_rows(fn) if param else []
+    ids = [r.id for r in rows]
     if None in ids or ids.count(param) != 1:
         return {}
-    vals = rows[ids.index(param)][1]
-    return dict(zip(names, vals, strict=True)) if vals is not None and len(vals) == len(names) else {}
+    return rows[ids.index(param)].values
 
 
 def tail(node: ast.AST) -> str:

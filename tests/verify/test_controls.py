@@ -8,21 +8,25 @@ original passes and every copy fails.
 from __future__ import annotations
 
 import ast
+import json
 import random
 import re
 import shlex
 import textwrap
+from pathlib import Path
 
 import pytest
 
 from factory.config import SandboxConfig
-from factory.records import StartState, Task
+from factory.records import StartState, Task, TestStatus
 from factory.sandbox.docker import DockerSandbox
 from factory.verify import mutants, values
 from factory.verify.classes import Classes
 from factory.verify.controls import F2P_COPIES, hidden_files, plan_controls
+from factory.verify.grading import TestRun, grade
 from tests.verify.conftest import F2P, P2P, TOY
 
+PLUGIN = Path(__file__).parents[2] / "factory/verify/container/factory_pytest_plugin.py"
 CORE_TESTS = "tests/test_core.py"
 SOURCES = {p: (TOY / p).read_text() for p in (CORE_TESTS, "tests/test_pairs.py")}
 
@@ -40,7 +44,7 @@ def function(tree: ast.Module, name: str) -> ast.FunctionDef:
 def test_a_control_is_a_hidden_test_renamed_with_one_literal_changed(seed):
     plan = plan_controls(task(), SOURCES, random.Random(seed))
     assert len(plan.controls) == F2P_COPIES and plan.weak == ""
-    before, after = ast.parse(SOURCES[CORE_TESTS]), ast.parse(plan.files[CORE_TESTS])
+    before, after = ast.parse(SOURCES[CORE_TESTS]), ast.parse(plan.planned[CORE_TESTS])
     for control in plan.controls:
         name, original = control.nodeid.split("::")[1], control.original.split("::")[1]
         assert mutants.is_twin(function(before, original), function(after, name))
@@ -64,7 +68,7 @@ def test_nothing_fixed_tells_a_control_from_its_original():
     placed, lengths, steps = set(), set(), set()
     for seed in range(60):
         plan = plan_controls(task(), SOURCES, random.Random(seed))
-        tree = ast.parse(plan.files[CORE_TESTS])
+        tree = ast.parse(plan.planned[CORE_TESTS])
         for c in plan.controls:
             name, original = c.nodeid.split("::")[1], c.original.split("::")[1]
             copy, orig = function(tree, name), function(tree, original)
@@ -147,7 +151,7 @@ def test_a_mutated_literal_keeps_its_type_and_changes_its_value(literal):
 def test_a_failing_test_has_several_copies_at_the_same_place():
     plan = plan_controls(task(p2p=["tests/test_pairs.py::test_parse_pair"]), SOURCES, random.Random(3))
     assert {c.original for c in plan.controls} == {F2P[0]} and len(plan.controls) == F2P_COPIES and plan.weak == ""
-    tree = ast.parse(plan.files[CORE_TESTS])
+    tree = ast.parse(plan.planned[CORE_TESTS])
     values = {function(tree, c.nodeid.split("::")[1]).body[0].test.comparators[0].value for c in plan.controls}
     assert len(values) == F2P_COPIES and 10 not in values
 
@@ -160,8 +164,14 @@ def test_tests_the_agent_saw_make_weak_controls_and_a_test_patch_tells_which_it_
     new = ["tests/test_pairs.py::test_parse_pair_strips"]
     fresh = plan_controls(task(new, [], hide=(), test_patch=added), SOURCES, random.Random(0))
     assert "could see" not in fresh.weak and {c.original for c in fresh.controls} == set(new)
-    # ("a", "b") is what the file's other test expects too: a reader counting echoes finds the original
-    assert fresh.told_apart == new
+    # ("a", "b") is what the file's other test expects too, so a reader counting echoes would find
+    # the original; but the check is blind: copy and original are one code under two names
+    assert fresh.told_apart == []
+    tree = ast.parse(fresh.files["tests/test_pairs.py"])
+    for c in fresh.controls:
+        copy, original = (function(tree, i.split("::")[1]) for i in (c.nodeid, c.original))
+        assert mutants.is_twin(original, copy, changes=0) and "__factory_seen__" in ast.unparse(copy)
+        assert fresh.blind[c.nodeid][0].value != fresh.blind[c.original][0].value == ("a", "b")
 
 
 def test_every_fail_to_pass_test_has_a_control_or_the_verdict_says_which_has_none():
@@ -194,7 +204,7 @@ def test_every_fail_to_pass_test_has_a_control_or_the_verdict_says_which_has_non
     assert plan.weak.startswith("1 of 5 FAIL_TO_PASS tests have no control, e.g. t.py::test_gen; 2 of 5 "
                                 "FAIL_TO_PASS tests have only copies that a forger may tell apart")
     assert plan.told_apart == ["t.py::test_truth", "t.py::test_raises"]
-    tree = ast.parse(plan.files["t.py"])
+    tree = ast.parse(plan.planned["t.py"])
     # copies of test_count, both FAIL_TO_PASS rows changed in each, asked for with every row its original is
     copies = {c.nodeid.split("::")[1].partition("[")[0] for c in plan.controls if "test_count" in c.original}
     assert len(copies) == F2P_COPIES
@@ -276,17 +286,28 @@ async def test_under_the_gold_fix_every_control_fails_and_its_original_passes(to
     sandbox = await DockerSandbox.create(toy_task.image, SandboxConfig(), workdir=toy_task.workdir)
     try:
         await sandbox.prepare(StartState())  # the toy repo as it is: the fixed code, every test file
+        await sandbox.write_file("/tmp/plugin/factory_pytest_plugin.py", PLUGIN.read_text())
         for seed, nodeid in enumerate([*F2P, *P2P]):
             path = nodeid.split("::")[0]
             plan = plan_controls(task([nodeid], [], hide=(path,)), {path: SOURCES[path]}, random.Random(seed))
-            assert plan.controls and (plan.told_apart or len(plan.controls) == F2P_COPIES), nodeid
+            # fewer copies than F2P_COPIES only where a forger has nothing to tell them apart by: it
+            # may, or the copies are the original's code under other names (their checks blind)
+            blind = all(c.nodeid in plan.blind for c in plan.controls)
+            assert plan.controls and (plan.told_apart or blind or len(plan.controls) == F2P_COPIES), nodeid
             await sandbox.write_file(path, plan.files[path])
             ids = " ".join(shlex.quote(i) for i in plan.ids)
-            out = (await sandbox.exec(f"python3 -m pytest -p no:cacheprovider -rA -q {ids}", timeout=120)).output
+            # the real reporting plugin (blind checks send their values through it), graded on the host
+            run = (f"FACTORY_REPORT_FD=3 PYTHONPATH=/tmp/plugin python3 -m pytest -p factory_pytest_plugin "
+                   f"-p no:cacheprovider -q {ids} 3>/tmp/records >/dev/null; cat /tmp/records")
+            out = (await sandbox.exec(run, timeout=120)).output
             await sandbox.write_file(path, SOURCES[path])
-            assert f"PASSED {nodeid}" in out, out
-            for control in plan.controls:
-                assert re.search(rf"FAILED {re.escape(control.nodeid)} - (AssertionError|assert)", out), out
+            records = [json.loads(line) for line in out.splitlines()]
+            verdict = grade(task([nodeid], []), TestRun.from_report({"records": records}, plan), [])
+            assert verdict.resolved and verdict.tests == {nodeid: TestStatus.passed}, verdict
+            # resolved: every copy failed, here in the process or on the host (a blind check's value)
+            assert verdict.controls == len(plan.controls)
+            calls = {r["nodeid"]: r["outcome"] for r in records if r.get("when") == "call"}
+            assert all(c.nodeid in calls for c in plan.controls)
     finally:
         await sandbox.close()
 
@@ -316,7 +337,7 @@ def test_a_test_the_agent_saw_runs_under_a_new_name_unless_its_name_may_matter()
     new = plan.renamed["t.py::test_size"]
     assert new in plan.ids and "t.py::test_size" not in plan.ids
     assert all(c.nodeid != "t.py::test_size" for c in plan.controls)
-    tree = ast.parse(plan.files["t.py"])
+    tree = ast.parse(plan.planned["t.py"])
     assert mutants.is_twin(function(ast.parse(source), "test_size"), function(tree, new.split("::")[1]), changes=0)
     assert "def test_size(" not in plan.files["t.py"]
     assert not plan_controls(task(f2p, [], hide=("t.py",)), {"t.py": source}, random.Random(2)).renamed  # unseen
@@ -377,7 +398,7 @@ def test_a_test_with_passing_instances_is_copied_by_its_failing_rows_or_flagged(
         """)
     plan = plan_controls(task(["t.py::test_count[a-1]"], ["t.py::test_count[b-2]"], hide=("t.py",)), {"t.py": rows},
                          random.Random(0))
-    copies = [n for n in ast.parse(plan.files["t.py"]).body if n.name != "test_count"]
+    copies = [n for n in ast.parse(plan.planned["t.py"]).body if n.name != "test_count"]
     assert copies and plan.weak == ""
     for copy in copies:
         assert ast.unparse(copy.body) == ast.unparse(function(ast.parse(rows), "test_count").body)  # the body as it was
@@ -406,7 +427,7 @@ def test_no_member_of_a_group_of_twins_stands_out_by_its_value():
     f2p = ["t.py::test_count_of_letters_in_words", "t.py::test_full_name_of_the_group"]
     for seed in range(40):
         plan = plan_controls(task(f2p, [], hide=("t.py",)), {"t.py": source}, random.Random(seed))
-        tree = ast.parse(plan.files["t.py"])
+        tree = ast.parse(plan.planned["t.py"])
         numbers, names = [12], ["alpha beta gamma"]
         for c in plan.controls:
             expected = function(tree, c.nodeid.split("::")[1]).body[-1].test.comparators[0].value
@@ -468,7 +489,7 @@ def test_a_raise_only_test_expects_an_unrelated_class_its_file_names():
     for seed in range(10):
         plan = plan_controls(task(["t.py::test_bad_range"], [], hide=("t.py",)), {"t.py": source}, random.Random(seed),
                              classes=CLASSES)
-        tree = ast.parse(plan.files["t.py"])
+        tree = ast.parse(plan.planned["t.py"])
         expected |= {function(tree, c.nodeid.split("::")[1]).body[0].items[0].context_expr.args[0].id
                      for c in plan.controls}
         assert plan.told_apart == []

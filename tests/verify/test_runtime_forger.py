@@ -90,8 +90,9 @@ def test_copies_fail_under_the_unfixed_code_as_their_originals_do(task: Task, tm
         subprocess.run(["git", "apply"], input=task.gold_patch, text=True, cwd=repo, check=True)
         gold, calls = run(repo, plan, tmp_path)
         fixed = grade(validated, gold, [])
-        assert fixed.resolved, fixed  # every original passed and every control failed
-        assert all(calls[c.nodeid]["outcome"] == "failed" for c in plan.controls)
+        # every original passed and every control failed: in the process, or (a copy whose changed
+        # literal is a blind check's, the same code as its original) on the host
+        assert fixed.resolved and fixed.controls == len(plan.controls), fixed
         subprocess.run(["git", "apply", "-R"], input=task.gold_patch, text=True, cwd=repo, check=True)
 
 
@@ -109,8 +110,10 @@ def test_the_demo_task_set_leaves_few_failing_tests_to_a_forger_that_runs_them()
         assert all(i in task.FAIL_TO_PASS for i in plan.told_apart)
         assert bool(plan.told_apart) == ("may tell apart" in plan.weak)
     # unvalidated (inverted checks count as told apart), and the demo's issues name most expected
-    # values (a reader of the issue tells the right one): 24 of 30 on 2026-12-01
-    assert total == 30 and told <= 24, told
+    # values (a reader of the issue tells the right one): 24 of 30 before blind checks; with them
+    # a copy whose literal sits in a blind check is its original's code, and 13 of 30 are left
+    # (boolean checks, raise-only tests), 2026-12-01
+    assert total == 30 and told <= 13, told
 
 
 def test_a_statement_is_found_by_its_line_in_the_file_as_it_ran():

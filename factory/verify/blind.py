@@ -1,0 +1,240 @@
+"""Blind checks: expected values that never enter the test process.
+
+A hidden test's `assert f(x) == 10` is decided inside the process that runs the code under
+test, and the `10` is in a file that process can read: a forger that reads it (or reads the
+problem statement that names it) knows what to spare. So in every FAIL_TO_PASS test, every
+copied test and every copy, a top-level check against a literal is rewritten before the run:
+
+    assert f(x) == 10              ->   assert __factory_seen__(0, "eq", (f(x)))
+    self.assertEqual(r, {"a": 1})  ->   assert __factory_seen__(1, "eq", (r))
+    assert r is None               ->   assert __factory_seen__(2, "is", (r))
+
+`__factory_seen__` (the reporting plugin's) sends the value as plain data on the report pipe
+and lets the test go on; the expected value stays on the host, which compares (`judge`). A copy
+whose changed literal sat in such a check is then the same code as its original, under another
+name: nothing in the process tells the two apart, reading or running them.
+
+The plugin is in reach of the code under test, so what it sends may be forged; but a forger
+that sends values must send the right ones, which it can only know by computing them (a fix)
+or from the task's text (and then it could hard-code them in a fix too: no test can tell).
+A value that is not plain data (an object of the repo's own, a mock) cannot be compared
+outside the process: that check fails, naming the type, unless the object equals its own
+`str()` and that string is the expected value.
+
+Only statements that run whenever the test passes (`mutants.reached`) are rewritten, so a
+passed test must have sent every one of its checks; the line count of each statement is kept,
+so lines and statement numbers mean what they did.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Any
+
+from factory.verify import mutants
+from factory.verify.mutants import Edit, Source
+from factory.verify.twins import defs
+
+SEEN = "__factory_seen__"
+"""The plugin's function, put in builtins: no import line in the rewritten file."""
+
+
+@dataclass(frozen=True)
+class Expected:
+    statement: int
+    """Index of the top-level statement of the test body it replaced."""
+    line: int
+    how: str
+    """'eq' (`==`) or 'is' (identity with None, True or False)."""
+    value: Any = None
+    rows: dict[str, Any] | None = None
+    """For `assert f(x) == expected` with `expected` a parametrize argument: row id -> its value."""
+
+    def of(self, param: str) -> Any:
+        return self.value if self.rows is None else self.rows[param]
+
+
+@dataclass
+class _Check:
+    index: int
+    stmt: ast.stmt
+    other: ast.expr
+    how: str
+    literals: list[ast.expr]
+    """The expected literal, or that argument's value in every parametrize row (each blanked)."""
+    rows: list[str] | None = None
+    """The rows' ids, in the order of `literals`, for a parametrize argument."""
+
+
+def _checks(fn: ast.FunctionDef | ast.AsyncFunctionDef, file_marks: bool) -> list[_Check]:
+    """Each blindable check of a test (`file_marks`: its file may parametrize it from outside)."""
+    if any("xfail" in ast.unparse(d) for d in fn.decorator_list):
+        return []  # a check that no longer raises would turn xfailed into xpassed
+    rows = [] if file_marks else mutants.parametrize_rows(fn)
+    out = []
+    for index, stmt in enumerate(mutants.reached(fn)):
+        for expected, other, how in mutants.comparisons(stmt):
+            if _plain_literal(other):
+                continue
+            if _plain_literal(expected) and (how == "eq" or _identity(expected)):
+                out.append(_Check(index, stmt, other, how, [expected]))
+                break
+            if isinstance(expected, ast.Name) and (column := _column(fn, rows, expected.id, how)):
+                out.append(_Check(index, stmt, other, how, column, [r.id for r in rows]))
+                break
+    return out
+
+
+def _column(fn: ast.FunctionDef | ast.AsyncFunctionDef, rows: list[mutants.Row], name: str, how: str) -> list[ast.expr]:
+    """The value of argument `name` in every row, when each is a plain literal, each row's id is
+    written out (blanking the value leaves the ids as they are) and the test reads `name` only
+    in this comparison; else []."""
+    column = [r.values.get(name) for r in rows]
+    if not rows or not all(r.named for r in rows) or not mutants.used_once(fn, name):
+        return []
+    good = all(v is not None and _plain_literal(v) and (how == "eq" or _identity(v)) for v in column)
+    return column if good else []
+
+
+def _identity(node: ast.expr) -> bool:
+    """What `is` may check against: None, True, False, and the `...` a copy expects instead."""
+    return isinstance(node, ast.Constant) and any(node.value is v for v in (None, True, False, ...))
+
+
+def _plain_literal(node: ast.expr) -> bool:
+    try:
+        ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    return True
+
+
+def marks_from_outside(src: Source) -> bool:
+    """A class or module mark may add to its tests' ids: their rows are then not known by their ids."""
+    return b"pytestmark" in src.data or any(isinstance(n, ast.ClassDef) and n.decorator_list for n in ast.walk(src.tree))
+
+
+def expected_literals(src: Source, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[int, ast.expr]]:
+    """(statement index, literal) of every expected value of `fn` that will be blind, in its body
+    or in a parametrize row: a copy that changes one differs from its original only on the host."""
+    return [(c.index, lit) for c in _checks(fn, marks_from_outside(src)) for lit in c.literals]
+
+
+def covers(literals: list[tuple[int, ast.expr]], index: int, node: ast.expr) -> bool:
+    """Whether `node`, in top-level statement `index`, is inside one of `expected_literals`."""
+    return any(i == index and _inside(node, lit) for i, lit in literals)
+
+
+def _inside(node: ast.AST, outer: ast.AST) -> bool:
+    return (outer.lineno, outer.col_offset) <= (node.lineno, node.col_offset) \
+        and (node.end_lineno, node.end_col_offset) <= (outer.end_lineno, outer.end_col_offset)
+
+
+def rewrite(files: dict[str, str], targets: set[str]) -> tuple[dict[str, str], dict[str, list[Expected]]]:
+    """`files` with the checks of the functions named in `targets` ('path::Class::name') made
+    blind, and what each such function's checks expect, in the order it sends them."""
+    out, expected = dict(files), {}
+    for path, text in files.items():
+        try:
+            src = Source(text)
+        except (SyntaxError, ValueError):
+            continue
+        file_marks = marks_from_outside(src)
+        edits: list[Edit] = []
+        for scope, fn in defs(src.tree):
+            base = "::".join([path, *scope, fn.name])
+            if base not in targets or not (checks := _checks(fn, file_marks)):
+                continue
+            expected[base] = []
+            for number, c in enumerate(checks):
+                shown = src.text(*src.span(c.other))
+                edits.append(_blanked(src, c.stmt, f'assert {SEEN}({number}, "{c.how}", ({shown}', "))"))
+                values = [ast.literal_eval(lit) for lit in c.literals]
+                expected[base].append(Expected(c.index, c.stmt.lineno, c.how, values[0], None) if c.rows is None else
+                                      Expected(c.index, c.stmt.lineno, c.how, rows=dict(zip(c.rows, values, strict=True))))
+                if c.rows is not None:
+                    edits += [_blanked(src, lit, "None") for lit in c.literals]
+        data = src.data
+        for e in sorted(edits, key=lambda e: e.start, reverse=True):
+            data = data[:e.start] + e.text.encode() + data[e.end:]
+        out[path] = data.decode()
+    return out, expected
+
+
+def _blanked(src: Source, node: ast.AST, head: str, tail: str = "") -> Edit:
+    """Replace `node` with `head` + `tail`, with newlines between them to keep its line count."""
+    start, end = src.span(node)
+    pad = "\n" * (node.end_lineno - node.lineno - head.count("\n"))
+    return Edit(start, end, f"{head}{pad}{tail}")
+
+
+# ---------------------------------------------------------------- on the host, after the run
+
+
+class _Opaque(Exception):
+    pass
+
+
+def decode(value: Any) -> Any:
+    """A value as the plugin's `_plain` encodes it, back in Python; `_Opaque` for anything else."""
+    if not isinstance(value, list) or not value or not isinstance(value[0], str):
+        raise _Opaque("not an encoded value")
+    tag, rest = value[0], value[1:]
+    scalars = {"none": lambda: None, "bool": lambda: bool(rest[0]), "int": lambda: int(rest[0]),
+               "float": lambda: float(rest[0]), "complex": lambda: complex(float(rest[0]), float(rest[1])),
+               "str": lambda: str(rest[0]), "bytes": lambda: bytes.fromhex(rest[0])}
+    containers = {"list": list, "tuple": tuple, "set": set}
+    try:
+        if tag in scalars:
+            if tag in ("bool", "int") and type(rest[0]) not in (bool, int) or tag == "str" and type(rest[0]) is not str:
+                raise _Opaque(f"a {tag} that is not one")
+            return scalars[tag]()
+        if tag in containers:
+            return containers[tag](decode(v) for v in rest[0])
+        if tag == "dict":
+            return {decode(k): decode(v) for k, v in rest[0]}
+    except (IndexError, TypeError, ValueError, OverflowError, RecursionError) as exc:
+        raise _Opaque(f"a malformed {tag}") from exc
+    raise _Opaque("a " + (str(rest[0])[:80] if tag == "opaque" and rest else "value of no known kind"))
+
+
+def judge(sent: dict[int, list[Any]], checks: list[Expected], param: str = "") -> tuple[int, str] | None:
+    """Why a test that pytest reported passed fails its blind checks (the statement, the reason),
+    or None when it sent every check and each value is the expected one. `sent`: check number ->
+    the values sent for it (a check sends once per run of the body; all must match); `param`:
+    the test id's [..] part."""
+    for number, check in enumerate(checks):
+        values = sent.get(number, [])
+        if not values:
+            return check.statement, f"its check at line {check.line} never reported a value"
+        if check.rows is not None and param not in check.rows:
+            return check.statement, f"its check at line {check.line} has no expected value for [{param}]"
+        for value in values:
+            if not _matches(value, check.how, check.of(param)):
+                return check.statement, f"its check at line {check.line} got {_shown(value)}, not the expected value"
+    return None
+
+
+def _matches(value: Any, how: str, expected: Any) -> bool:
+    if isinstance(value, list) and value[:1] == ["text"] and len(value) == 2:
+        return isinstance(expected, str) and value[1] == expected  # equal to its own str()
+    try:
+        got = decode(value)
+    except _Opaque:
+        return False
+    if how == "is":
+        return got is expected
+    try:
+        return bool(got == expected)
+    except (TypeError, ValueError, RecursionError):
+        return False
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, list) and value[:1] == ["text"] and len(value) == 2:
+        return f"an object shown as {str(value[1])[:100]!r}"
+    try:
+        return repr(decode(value))[:120]
+    except _Opaque as exc:
+        return str(exc)
