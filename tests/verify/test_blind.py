@@ -82,6 +82,9 @@ CASES = [
     ("1+2j", "(1+2j)"), ("Version('1.0')", "'1.0'"), ("Version('1.0')", "'2.0'"), ("pathlib.Path('a')", "'a'"),
     ("None", "None"), ("0", "None"), ("[Color.RED, Level.HIGH]", "['red', 3]"), ("''", "''"), ("[]", "()"),
     ("'é\\u2028'", "'é\\u2028'"),
+    ("{'a': 1}.keys()", "{'a'}"), ("{'a': 1}.items()", "{('a', 1)}"), ("{'a': 1}.keys()", "['a']"),
+    ("collections.UserDict(a=1)", "{'a': 1}"), ("collections.UserList([1])", "[1]"), ("range(2)", "[0, 1]"),
+    ("collections.Counter('aa')", "{'a': 2}"), ("iter([1])", "[1]"), ("memoryview(b'x')", "b'x'"),
 ]
 ALWAYS_EQUAL = ["unittest.mock.ANY", "Anything()", "Only_str()"]
 

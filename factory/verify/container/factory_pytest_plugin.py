@@ -8,6 +8,7 @@ from real hidden tests back them up. Python 3.6+.
 """
 
 import builtins
+import collections.abc
 import contextlib
 import gc
 import json
@@ -59,10 +60,16 @@ class _NotPlain(Exception):
     pass
 
 
+_LOOK_ALIKES = [(collections.abc.Mapping, (dict,)), (collections.abc.Set, (set,)),
+                (collections.abc.Sequence, (list, tuple))]
+"""Containers that are no builtin ones but compare as one (a UserDict, dict views, a UserList)."""
+
+
 def _project(value, depth=0):
     """`value` as exact builtin plain data: subclasses as their base (a str enum as its str, a
-    namedtuple as a tuple), numeric look-alikes (numpy scalars, Decimal, Fraction) as the int,
-    float or complex they equal. Anything else raises `_NotPlain`."""
+    namedtuple as a tuple), containers as the builtin one they equal (dict views as sets),
+    numeric look-alikes (numpy scalars, Decimal, Fraction) as the int, float or complex they
+    equal. Anything else raises `_NotPlain`."""
     if depth > 100:
         raise _NotPlain("data nested too deep")
     if value is None or value is True or value is False:
@@ -72,7 +79,7 @@ def _project(value, depth=0):
             return base(value)
     if isinstance(value, str):
         return str.__str__(value)
-    if isinstance(value, (bytes, bytearray)):
+    if isinstance(value, (bytes, bytearray, memoryview)):
         return bytes(value)
     if isinstance(value, (list, tuple, set, frozenset)):
         kind = list if isinstance(value, list) else tuple if isinstance(value, tuple) else set
@@ -82,6 +89,16 @@ def _project(value, depth=0):
         if len(out) != len(value):
             raise _NotPlain("a mapping whose keys are not plain data")
         return out
+    for abc, kinds in _LOOK_ALIKES:
+        if isinstance(value, abc):
+            for kind in kinds:
+                try:
+                    plain = kind(value)
+                    if bool(value == plain):
+                        return _project(plain, depth + 1)
+                except Exception:
+                    continue
+            raise _NotPlain(type(value).__name__)
     item = getattr(value, "item", None)
     if callable(item) and getattr(value, "shape", None) == ():
         value = item()  # a numpy-like scalar
