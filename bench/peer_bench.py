@@ -146,15 +146,15 @@ def _ours(pid: str, prefix: str) -> bool | None:
 
 
 def meter(out: Path, interval: float, prefix: str) -> None:
-    """Until SIGTERM: the engine's CPU ticks since start, its own and its reaped children's, to `out`.
+    """Until SIGTERM: the engine's CPU seconds since start, daemons and shims apart, to `out`.
 
     The engine is shared: dockerd and containerd count whole, shims only for this bench's containers.
     """
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     seen: dict[str, bool] = {}  # pid -> counted
-    first: dict[tuple[str, str], tuple[int, int]] = {}
-    last: dict[tuple[str, str], tuple[int, int]] = {}
+    first: dict[tuple[str, str, str], int] = {}  # (pid, start time, comm) -> own + reaped children's ticks
+    last: dict[tuple[str, str, str], int] = {}
     begin = True
     while True:
         final = stop.is_set()
@@ -172,21 +172,21 @@ def meter(out: Path, interval: float, prefix: str) -> None:
                 continue  # a shim whose container is not on disk yet: ask again next time
             seen[pid] = counted
             if counted:
-                key = (pid, start)
-                first.setdefault(key, (own, children) if begin else (0, 0))
-                last[key] = (own, children)
+                key = (pid, start, comm)
+                first.setdefault(key, own + children if begin else 0)
+                last[key] = own + children
         begin = False
         if final:
             break
         stop.wait(interval)
     tick = os.sysconf("SC_CLK_TCK")
-    own = sum(last[k][0] - first[k][0] for k in last) / tick
-    children = sum(last[k][1] - first[k][1] for k in last) / tick
-    out.write_text(json.dumps({"own": own, "children": children, "processes": len(last)}))
+    shims = sum(last[k] - first[k] for k in last if k[2] == "containerd-shim") / tick
+    daemons = sum(last[k] - first[k] for k in last if k[2] != "containerd-shim") / tick
+    out.write_text(json.dumps({"daemons": daemons, "shims": shims}))
 
 
 class EngineMeter:
-    """The sampler process around one run: `with EngineMeter() as m: ...; m.own, m.children`."""
+    """The sampler process around one run: `with EngineMeter() as m: ...; m.daemons, m.shims`."""
 
     def __enter__(self) -> EngineMeter:
         self._out = Path(tempfile.mkstemp(suffix=".json")[1])
@@ -199,7 +199,7 @@ class EngineMeter:
         self._proc.wait()
         result = json.loads(self._out.read_text())
         self._out.unlink()
-        self.own, self.children = result["own"], result["children"]
+        self.daemons, self.shims = result["daemons"], result["shims"]
 
 
 # ---- the two tools
@@ -207,10 +207,11 @@ class EngineMeter:
 @dataclass
 class Result:
     wall: float
+    sampled: float  # until the last attempt's agent loop ended (mini: its whole run)
     attempts: int
     calls: int
-    engine_own: float
-    engine_children: float
+    daemons: float  # dockerd + containerd
+    shims: float  # the containers' shims, with runc and what ran inside
     cli: float | None  # docker CLI processes (mini only)
     problems: list[str]
 
@@ -300,7 +301,7 @@ def run_mini(python: Path, rows: list[dict], port: int, work: Path, run_id: str)
             submitted += 1
     if submitted < n:
         problems.append(f"mini: {n - submitted} of {n} attempt(s) did not submit a patch")
-    return Result(driver["wall"], submitted, calls, meter.own, meter.children, driver["cli"], problems)
+    return Result(driver["wall"], driver["wall"], submitted, calls, meter.daemons, meter.shims, driver["cli"], problems)
 
 
 async def run_factory(rows: list[dict], port: int, work: Path, run_id: str) -> Result:
@@ -331,7 +332,7 @@ filters: {{cap: {{enabled: false}}}}
 output: {{dir: {work / "runs"}}}
 """)
     with EngineMeter() as meter:
-        started = time.perf_counter()
+        started, clock = time.perf_counter(), time.time()
         try:
             outcome = await run_pipeline(load_pipeline(pipeline), run_id=run_id, progress=QuietProgress(), command="bench")
         finally:
@@ -345,7 +346,9 @@ output: {{dir: {work / "runs"}}}
         problems.append(f"factory: {n - len(attempts)} of {n} attempt(s) never recorded")
     calls = sum(1 for a in attempts if a.trajectory for m in a.trajectory.messages for c in m.tool_calls if c.name == "bash")
     verified = sum(1 for a in attempts if a.verdict and a.verdict.resolved)
-    return Result(wall, verified, calls, meter.own, meter.children, None, problems)
+    sampled = max((a.started_at.timestamp() + a.trajectory.wall_seconds - clock for a in attempts
+                   if a.started_at and a.trajectory), default=float("nan"))
+    return Result(wall, sampled, verified, calls, meter.daemons, meter.shims, None, problems)
 
 
 # ---- the bench
@@ -371,9 +374,9 @@ def main(sizes: list[int], delay: float) -> int:
             port = int((tmp / "port").read_text())
             print(f"peer bench: mini-swe-agent {MINI_VERSION} (sample only) vs factory (sample + verify); {TASKS}"
                   f" SWE-smith-layout tasks copied N times ({image}); stand-in teacher on loopback, {delay:.0f} s per"
-                  f" turn, {TURNS} turns per attempt; engine CPU = dockerd + containerd + shims (own / with runc and"
-                  f" in-container children); {os.cpu_count()} cores")
-            print(f"  {'N':>4} {'tool':>8} {'wall s':>7} {'done':>5} {'calls':>6} {'engine s':>9} {'+children':>9}"
+                  f" turn, {TURNS} turns per attempt; engine CPU s = daemons (dockerd + containerd) + shims (with runc and"
+                  f" what ran inside); {os.cpu_count()} cores")
+            print(f"  {'N':>4} {'tool':>8} {'wall s':>7} {'sampled':>8} {'done':>5} {'calls':>6} {'daemons s':>9} {'shims s':>8}"
                   f" {'per call':>9} {'per att.':>9} {'CLI s':>7} {'factory/mini':>13}")
             for n in sizes:
                 stamp = int(time.time())
@@ -389,11 +392,11 @@ def main(sizes: list[int], delay: float) -> int:
                     finally:
                         remove_containers(run_id=run_id)
                 for tool, r in runs.items():
-                    total = r.engine_own + r.engine_children
+                    total = r.daemons + r.shims
                     ratio = f"{runs['factory'].wall / runs['mini'].wall:13.2f}" if tool == "factory" else ""
                     cli = f"{r.cli:7.1f}" if r.cli is not None else f"{'-':>7}"
-                    print(f"  {n:4d} {tool:>8} {r.wall:7.1f} {r.attempts:5d} {r.calls:6d} {r.engine_own:9.1f}"
-                          f" {total:9.1f} {total / max(r.calls, 1):9.3f} {total / max(r.attempts, 1):9.2f} {cli} {ratio}",
+                    print(f"  {n:4d} {tool:>8} {r.wall:7.1f} {r.sampled:8.1f} {r.attempts:5d} {r.calls:6d} {r.daemons:9.1f}"
+                          f" {r.shims:8.1f} {total / max(r.calls, 1):9.3f} {total / max(r.attempts, 1):9.2f} {cli} {ratio}",
                           flush=True)
                     problems += r.problems
         finally:
