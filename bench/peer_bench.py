@@ -235,7 +235,7 @@ def ensure_mini() -> Path:
 
 
 # Runs in the bench venv: mini's own batch runner, then every process it left (its background
-# `docker stop`s, reparented here as to a subreaper) reaped, then their CPU and the runner's.
+# `docker stop`s, reparented here as to a subreaper) reaped, then their CPU: the docker CLI's.
 MINI_DRIVER = r"""
 import ctypes, gc, json, os, resource, sys, time
 ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
@@ -252,9 +252,9 @@ finally:
             os.waitpid(-1, 0)
         except ChildProcessError:
             break
-    cli, own = resource.getrusage(resource.RUSAGE_CHILDREN), resource.getrusage(resource.RUSAGE_SELF)
+    cli = resource.getrusage(resource.RUSAGE_CHILDREN)
     with open(sys.argv[1], "w") as f:
-        json.dump({"wall": wall, "cli": cli.ru_utime + cli.ru_stime, "own": own.ru_utime + own.ru_stime}, f)
+        json.dump({"wall": wall, "cli": cli.ru_utime + cli.ru_stime}, f)
 """
 
 
@@ -286,7 +286,8 @@ def run_mini(python: Path, rows: list[dict], port: int, work: Path, run_id: str)
                "-w", str(n), "-o", str(out), "-c", "swebench_backticks.yaml", "-c", str(work / "peer.yaml")]
     with EngineMeter() as meter, (work / "mini.log").open("w") as log:
         code = subprocess.run(command, env=env, stdout=log, stderr=subprocess.STDOUT).returncode
-    problems = [] if code == 0 else [f"mini's runner exited {code} (see {work / 'mini.log'})"]
+    tail = " | ".join((work / "mini.log").read_text(errors="replace").splitlines()[-3:])
+    problems = [] if code == 0 else [f"mini's runner exited {code}: {tail}"]
     driver = json.loads(stats.read_text()) if stats.exists() else {"wall": float("nan"), "cli": float("nan")}
     preds = json.loads((out / "preds.json").read_text()) if (out / "preds.json").exists() else {}
     calls, submitted = 0, 0
