@@ -51,4 +51,4 @@ bench: setup docker images
 
 clean:
 	-$(BIN)/factory clean --all
-	rm -rf $(VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) .venv-bench .pytest_cache .ruff_cache

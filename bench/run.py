@@ -18,6 +18,7 @@ BENCHES = [
     ["cli_bench.py"],
     ["cost_bench.py"],
     ["ray_bench.py"],
+    ["peer_bench.py", "--sizes", "10,64,256"],
 ]
 
 if __name__ == "__main__":
