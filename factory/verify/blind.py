@@ -29,6 +29,8 @@ so lines and statement numbers mean what they did.
 from __future__ import annotations
 
 import ast
+import builtins
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,6 +40,8 @@ from factory.verify.twins import defs
 
 SEEN = "__factory_seen__"
 """The plugin's function, put in builtins: no import line in the rewritten file."""
+RAISES = "__factory_raises__"
+"""The plugin's stand-in for `pytest.raises(E, match=...)`: it catches whatever is raised and sends it."""
 
 
 @dataclass(frozen=True)
@@ -46,7 +50,8 @@ class Expected:
     """Index of the top-level statement of the test body it replaced."""
     line: int
     how: str
-    """'eq' (`==`) or 'is' (identity with None, True or False)."""
+    """'eq' (`==`), 'is' (identity with None, True or False) or 'raises' (value: the class's
+    name and the `match=` pattern or None)."""
     value: Any = None
     rows: dict[str, Any] | None = None
     """For `assert f(x) == expected` with `expected` a parametrize argument: row id -> its value."""
@@ -67,13 +72,17 @@ class _Check:
     """The rows' ids, in the order of `literals`, for a parametrize argument."""
 
 
-def _checks(fn: ast.FunctionDef | ast.AsyncFunctionDef, file_marks: bool) -> list[_Check]:
-    """Each blindable check of a test (`file_marks`: its file may parametrize it from outside)."""
+def _checks(fn: ast.FunctionDef | ast.AsyncFunctionDef, file_marks: bool, names: dict[str, str]) -> list[_Check]:
+    """Each blindable check of a test (`file_marks`: its file may parametrize it from outside;
+    `names`: what the file's imports bind, `_imported`)."""
     if any("xfail" in ast.unparse(d) for d in fn.decorator_list):
         return []  # a check that no longer raises would turn xfailed into xpassed
     rows = [] if file_marks else mutants.parametrize_rows(fn)
     out = []
     for index, stmt in enumerate(mutants.reached(fn)):
+        if (raised := _raises(stmt, names)) is not None:
+            out.append(_Check(index, stmt, stmt.items[0].context_expr, "raises", raised))
+            continue
         for expected, other, how in mutants.comparisons(stmt):
             if _plain_literal(other):
                 continue
@@ -84,6 +93,50 @@ def _checks(fn: ast.FunctionDef | ast.AsyncFunctionDef, file_marks: bool) -> lis
                 out.append(_Check(index, stmt, other, how, column, [r.id for r in rows]))
                 break
     return out
+
+
+def _raises(stmt: ast.stmt, names: dict[str, str]) -> list[ast.expr] | None:
+    """[class] or [class, match] of `with pytest.raises(E[, match='...']):` (or
+    `self.assertRaises(E)`) with nothing bound by `as`, E one class whose own name is known
+    (a builtin, a class of the file, an import, `module.Class`); else None."""
+    if not mutants.raises_block(stmt) or stmt.items[0].optional_vars is not None:
+        return None
+    call = stmt.items[0].context_expr
+    keywords = {k.arg: k.value for k in call.keywords}
+    if len(call.args) != 1 or set(keywords) - {"match"} or _class_name(call.args[0], names) is None:
+        return None
+    match = keywords.get("match")
+    if match is not None and not (isinstance(match, ast.Constant) and isinstance(match.value, str)):
+        return None
+    return [call.args[0], *([match] if match is not None else [])]
+
+
+def _class_name(node: ast.expr, names: dict[str, str]) -> str | None:
+    """The name a class expression's class has (`__qualname__`'s last part), where the file says."""
+    if isinstance(node, ast.Attribute) and isinstance(node.value, (ast.Name, ast.Attribute)):
+        return node.attr
+    if isinstance(node, ast.Name):
+        builtin = getattr(builtins, node.id, None)
+        if node.id in names:
+            return names[node.id]
+        if isinstance(builtin, type) and issubclass(builtin, BaseException):
+            return node.id
+    return None
+
+
+def _imported(tree: ast.Module) -> dict[str, str]:
+    """Name bound at the top of a file -> the name of what it binds: `from m import A as B`
+    binds B to A; a class statement binds its own name. Names bound otherwise are not known."""
+    bound: dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom):
+            bound.update({a.asname or a.name: a.name for a in node.names if a.name != "*"})
+        elif isinstance(node, ast.ClassDef):
+            bound[node.name] = node.name
+    assigned = {n.id for node in ast.walk(tree) if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign))
+                for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+                for n in ast.walk(t) if isinstance(n, ast.Name)}
+    return {k: v for k, v in bound.items() if k not in assigned}
 
 
 def _column(fn: ast.FunctionDef | ast.AsyncFunctionDef, rows: list[mutants.Row], name: str, how: str) -> list[ast.expr]:
@@ -116,9 +169,9 @@ def marks_from_outside(src: Source) -> bool:
 
 
 def expected_literals(src: Source, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[int, ast.expr]]:
-    """(statement index, literal) of every expected value of `fn` that will be blind, in its body
-    or in a parametrize row: a copy that changes one differs from its original only on the host."""
-    return [(c.index, lit) for c in _checks(fn, marks_from_outside(src)) for lit in c.literals]
+    """(statement index, literal) of every expected value of `fn` that will be blind, in its body,
+    a parametrize row or a raises block: a copy that changes one differs from its original only on the host."""
+    return [(c.index, lit) for c in _checks(fn, marks_from_outside(src), _imported(src.tree)) for lit in c.literals]
 
 
 def covers(literals: list[tuple[int, ast.expr]], index: int, node: ast.expr) -> bool:
@@ -131,35 +184,56 @@ def _inside(node: ast.AST, outer: ast.AST) -> bool:
         and (node.end_lineno, node.end_col_offset) <= (outer.end_lineno, outer.end_col_offset)
 
 
-def rewrite(files: dict[str, str], targets: set[str]) -> tuple[dict[str, str], dict[str, list[Expected]]]:
-    """`files` with the checks of the functions named in `targets` ('path::Class::name') made
-    blind, and what each such function's checks expect, in the order it sends them."""
-    out, expected = dict(files), {}
+def rewrite(files: dict[str, str], groups: list[set[str]]) -> tuple[dict[str, str], dict[str, list[Expected]]]:
+    """`files` with the checks of the functions named in `groups` ('path::Class::name') made
+    blind, and what each such function's checks expect, in the order it sends them.
+
+    A group is an original and its copies: a check is blind in all of them or in none (a copy
+    whose changed class or value could not be blind would show beside a blind original)."""
+    parsed: dict[str, tuple[Source, dict[str, str]]] = {}
+    found: dict[str, tuple[str, list[_Check]]] = {}
     for path, text in files.items():
         try:
             src = Source(text)
         except (SyntaxError, ValueError):
             continue
-        file_marks = marks_from_outside(src)
-        edits: list[Edit] = []
+        parsed[path] = src, _imported(src.tree)
         for scope, fn in defs(src.tree):
-            base = "::".join([path, *scope, fn.name])
-            if base not in targets or not (checks := _checks(fn, file_marks)):
-                continue
-            expected[base] = []
-            for number, c in enumerate(checks):
-                shown = src.text(*src.span(c.other))
-                edits.append(_blanked(src, c.stmt, f'assert {SEEN}({number}, "{c.how}", ({shown}', "))"))
-                values = [ast.literal_eval(lit) for lit in c.literals]
-                expected[base].append(Expected(c.index, c.stmt.lineno, c.how, values[0], None) if c.rows is None else
-                                      Expected(c.index, c.stmt.lineno, c.how, rows=dict(zip(c.rows, values, strict=True))))
-                if c.rows is not None:
-                    edits += [_blanked(src, lit, "None") for lit in c.literals]
-        data = src.data
-        for e in sorted(edits, key=lambda e: e.start, reverse=True):
+            found["::".join([path, *scope, fn.name])] = path, _checks(fn, marks_from_outside(src), parsed[path][1])
+    edits: dict[str, list[Edit]] = {}
+    expected: dict[str, list[Expected]] = {}
+    for group in groups:
+        members = [m for m in group if m in found]
+        shared = set.intersection(*({(c.index, c.how) for c in found[m][1]} for m in members)) if members else set()
+        for member in members:
+            path, checks = found[member]
+            src, names = parsed[path]
+            kept = [c for c in checks if (c.index, c.how) in shared]
+            if kept:
+                expected[member] = [_blind(src, names, number, c, edits.setdefault(path, []))
+                                    for number, c in enumerate(kept)]
+    out = dict(files)
+    for path, changes in edits.items():
+        data = parsed[path][0].data
+        for e in sorted(changes, key=lambda e: e.start, reverse=True):
             data = data[:e.start] + e.text.encode() + data[e.end:]
         out[path] = data.decode()
     return out, expected
+
+
+def _blind(src: Source, names: dict[str, str], number: int, c: _Check, edits: list[Edit]) -> Expected:
+    """Add the edits that make check `c` blind as check `number`; what it expects."""
+    if c.how == "raises":
+        edits.append(_blanked(src, c.other, f"{RAISES}({number}", ")"))
+        pattern = ast.literal_eval(c.literals[1]) if len(c.literals) > 1 else None
+        return Expected(c.index, c.stmt.lineno, c.how, (_class_name(c.literals[0], names), pattern))
+    shown = src.text(*src.span(c.other))
+    edits.append(_blanked(src, c.stmt, f'assert {SEEN}({number}, "{c.how}", ({shown}', "))"))
+    values = [ast.literal_eval(lit) for lit in c.literals]
+    if c.rows is None:
+        return Expected(c.index, c.stmt.lineno, c.how, values[0])
+    edits.extend(_blanked(src, lit, "None") for lit in c.literals)
+    return Expected(c.index, c.stmt.lineno, c.how, rows=dict(zip(c.rows, values, strict=True)))
 
 
 def _blanked(src: Source, node: ast.AST, head: str, tail: str = "") -> Edit:
@@ -217,6 +291,8 @@ def judge(sent: dict[int, list[Any]], checks: list[Expected], param: str = "") -
 
 
 def _matches(value: Any, how: str, expected: Any) -> bool:
+    if how == "raises":
+        return _raised_as_expected(value, *expected)
     if isinstance(value, list) and value[:1] == ["text"] and len(value) == 2:
         return isinstance(expected, str) and value[1] == expected  # equal to its own str()
     try:
@@ -231,7 +307,21 @@ def _matches(value: Any, how: str, expected: Any) -> bool:
         return False
 
 
+def _raised_as_expected(value: Any, name: str, pattern: str | None) -> bool:
+    """`pytest.raises(E, match=pattern)`'s judgement on what the block raised: ["raised", the
+    class's (module, qualname) and its bases', str(exception)], or ["not raised"]."""
+    if not (isinstance(value, list) and len(value) == 3 and value[0] == "raised" and isinstance(value[1], list)
+            and isinstance(value[2], str)):
+        return False
+    named = any(isinstance(c, list) and len(c) == 2 and str(c[1]).rpartition(".")[2] == name for c in value[1])
+    return named and (pattern is None or re.search(pattern, value[2]) is not None)
+
+
 def _shown(value: Any) -> str:
+    if isinstance(value, list) and value[:1] == ["raised"] and len(value) == 3:
+        return f"{str(value[1][0][1] if value[1] and isinstance(value[1][0], list) else '?')[:80]}({str(value[2])[:80]!r})"
+    if value == ["not raised"]:
+        return "nothing raised"
     if isinstance(value, list) and value[:1] == ["text"] and len(value) == 2:
         return f"an object shown as {str(value[1])[:100]!r}"
     try:

@@ -189,8 +189,13 @@ def plan_controls(task: Task, sources: dict[str, str], rng: random.Random, count
     told_apart = [i for i in task.FAIL_TO_PASS if i in told]
     # blind: every FAIL_TO_PASS test, every test with copies and every copy (a group of twins is
     # then one code under several names where its changed literal was a blind check's)
-    copied = [c.original for c in controls] + [c.nodeid for c in controls] + list(task.FAIL_TO_PASS)
-    run, checks = blind.rewrite(files, {renamed.get(i, i).partition("[")[0] for i in copied})
+    def base(nodeid: str) -> str:
+        return renamed.get(nodeid, nodeid).partition("[")[0]
+
+    groups: dict[str, set[str]] = {base(i): {base(i)} for i in task.FAIL_TO_PASS}
+    for c in controls:
+        groups.setdefault(base(c.original), {base(c.original)}).add(base(c.nodeid))
+    run, checks = blind.rewrite(files, list(groups.values()))
     return ControlPlan(files=run, controls=controls, ids=_order([*run_ids, *companions], controls, files, rng),
                        renamed=renamed, weak=_weakness(task, made, controls, told_apart), told_apart=told_apart,
                        blind=checks, planned=files)
@@ -351,8 +356,11 @@ def _site(o: _Original, src: Source, rng: random.Random, fails_at: dict[str, int
     if by_rows and o.mixed:  # only the changed rows fail: the other instances behave as the original's
         return by_rows
     if body:
-        by_body = at([choose(body)], o.params)
-        by_body.told |= o.mixed  # its PASS_TO_PASS instances fail in the copy, pass in the original
+        node, index, told = choose(body)
+        by_body = at([(node, index, told)], o.params)
+        # its PASS_TO_PASS instances fail in the copy and pass in the original, in the process
+        # unless the change is in a blind check (then only the host sees them fail)
+        by_body.told |= o.mixed and not blind.covers(hidden, index, node)
         return by_rows if by_body.told and by_rows and not by_rows.told else by_body
     if by_rows:
         return by_rows

@@ -27,7 +27,7 @@ PLUGIN = Path(__file__).parents[2] / "factory/verify/container"
 
 def rewritten(body: str, decorators: str = "") -> tuple[str, list[blind.Expected]]:
     text = f"{decorators}def test_it(self):\n{textwrap.indent(textwrap.dedent(body), '    ')}"
-    files, checks = blind.rewrite({"t.py": text}, {"t.py::test_it"})
+    files, checks = blind.rewrite({"t.py": text}, [{"t.py::test_it"}])
     return files["t.py"], checks.get("t.py::test_it", [])
 
 
@@ -65,7 +65,7 @@ def test_checks_that_may_not_run_or_that_xfail_stay_as_they_are():
 
 def test_only_the_functions_named_are_rewritten():
     text = "def test_a():\n    assert f() == 1\n\n\nclass TestB:\n    def test_c(self):\n        assert f() == 2\n"
-    files, checks = blind.rewrite({"t.py": text}, {"t.py::TestB::test_c"})
+    files, checks = blind.rewrite({"t.py": text}, [{"t.py::TestB::test_c"}])
     assert set(checks) == {"t.py::TestB::test_c"} and "assert f() == 1" in files["t.py"]
     assert "== 2" not in files["t.py"]
 
@@ -231,7 +231,7 @@ def test_it(text, expected):
 
 
 def test_an_expected_value_from_a_parametrize_row_is_blanked_in_every_row_and_known_by_row_id():
-    files, checks = blind.rewrite({"t.py": ROWS}, {"t.py::test_it"})
+    files, checks = blind.rewrite({"t.py": ROWS}, [{"t.py::test_it"}])
     text = files["t.py"]
     assert "first value" not in text and "second" not in text and text.count("None") == 2
     assert "id='one'" in text and "id='two'" in text and len(text.splitlines()) == len(ROWS.splitlines())
@@ -248,5 +248,54 @@ def test_an_expected_value_from_a_parametrize_row_is_blanked_in_every_row_and_kn
     ("@pytest.mark", "pytestmark = []\n\n\n@pytest.mark"),  # a mark from outside may add to the ids
 ])
 def test_rows_stay_where_blanking_them_could_change_what_runs(change):
-    files, checks = blind.rewrite({"t.py": ROWS.replace(*change)}, {"t.py::test_it"})
+    files, checks = blind.rewrite({"t.py": ROWS.replace(*change)}, [{"t.py::test_it"}])
     assert not checks and "first value" in files["t.py"]
+
+
+RAISING = """
+import builtins, json, sys
+sys.path.insert(0, sys.argv[1])
+import factory_pytest_plugin
+
+class ParseError(ValueError):
+    pass
+
+factory_pytest_plugin.pytest_runtest_logstart("t.py::test_it", None)
+for number, code in enumerate(json.loads(sys.argv[2])):
+    with builtins.__factory_raises__(number):
+        exec(code)
+"""
+
+
+def test_a_blind_raises_block_judges_as_pytest_raises_would():
+    blocks = ["raise ParseError('not a duration: 5')", "raise KeyError('k')", "pass", "raise SystemExit(2)"]
+    read, write = os.pipe()
+    subprocess.run([sys.executable, "-c", RAISING, str(PLUGIN), json.dumps(blocks)], pass_fds=(write,), timeout=60,
+                   env={**os.environ, "FACTORY_REPORT_FD": str(write)}, capture_output=True, check=True)
+    os.close(write)
+    with os.fdopen(read) as pipe:
+        sent = {r["check"]: [r["value"]] for r in map(json.loads, pipe.read().splitlines())}
+
+    def ok(number: int, name: str, pattern: str | None = None) -> bool:
+        return blind.judge({0: sent[number]}, [blind.Expected(0, 1, "raises", (name, pattern))]) is None
+
+    assert ok(0, "ParseError") and ok(0, "ValueError") and ok(0, "Exception") and ok(0, "ValueError", r"duration: \d")
+    assert not ok(0, "KeyError") and not ok(0, "ParseError", "not a number")
+    assert ok(1, "LookupError") and not ok(1, "ValueError")
+    assert not ok(2, "Exception") and ok(3, "SystemExit")
+    assert "nothing raised" in blind.judge({0: sent[2]}, [blind.Expected(0, 1, "raises", ("ValueError", None))])[1]
+
+
+def test_a_raises_block_is_blind_only_where_its_class_is_known_by_its_own_name():
+    def blinded(header: str, imports: str = "") -> tuple | None:
+        text = f"{imports}def test_it():\n    {header}\n        f()\n"
+        _, checks = blind.rewrite({"t.py": text}, [{"t.py::test_it"}])
+        return checks["t.py::test_it"][0].value if checks else None
+
+    assert blinded("with pytest.raises(ValueError, match='bad'):") == ("ValueError", "bad")
+    assert blinded("with pytest.raises(errors.ParseError):", "import errors\n") == ("ParseError", None)
+    assert blinded("with pytest.raises(PE):", "from pkg import ParseError as PE\n") == ("ParseError", None)
+    assert blinded("with self.assertRaises(KeyError):") == ("KeyError", None)
+    for unknown in ("with pytest.raises(Err):", "with pytest.raises(ValueError) as info:",
+                    "with pytest.raises((KeyError, ValueError)):", "with pytest.raises(ValueError, match=PATTERN):"):
+        assert blinded(unknown, "Err = make()\n") is None, unknown

@@ -111,9 +111,9 @@ def test_the_demo_task_set_leaves_few_failing_tests_to_a_forger_that_runs_them()
         assert bool(plan.told_apart) == ("may tell apart" in plan.weak)
     # unvalidated (inverted checks count as told apart), and the demo's issues name most expected
     # values (a reader of the issue tells the right one): 24 of 30 before blind checks; with them
-    # a copy whose literal sits in a blind check is its original's code, and 13 of 30 are left
-    # (boolean checks, raise-only tests), 2026-12-01
-    assert total == 30 and told <= 13, told
+    # a copy whose literal, row or raised class sits in a blind check is its original's code, and
+    # 4 of 30 are left (checks of truth, a comparison with a computed value), 2026-12-01
+    assert total == 30 and told <= 4, told
 
 
 def test_a_statement_is_found_by_its_line_in_the_file_as_it_ran():

@@ -151,22 +151,51 @@ def _as_sent(how, value):
     return ["opaque", type(value).__name__]
 
 
-def _seen(number, how, value):
-    """A blind check (`blind.py`): send the value; the host holds what it should be."""
+def _send(number, make):
     try:
-        encoded = json.dumps(_as_sent(how, value))
+        encoded = json.dumps(make())
     except Exception:
-        encoded = json.dumps(["opaque", type(value).__name__])
+        encoded = json.dumps(["opaque", "a value that could not be sent"])
     if len(encoded) > _VALUE_BYTES:
         encoded = json.dumps(["opaque", "a value over 1 MB"])
     sent = _SENT.setdefault((_NOW[0], number), [])
     if encoded not in sent and len(sent) <= _MOST_VALUES:
         sent.append(encoded if len(sent) < _MOST_VALUES else json.dumps(["opaque", "too many values"]))
         _emit({"kind": "seen", "nodeid": _NOW[0], "check": number, "value": json.loads(sent[-1])})
+
+
+def _seen(number, how, value):
+    """A blind check (`blind.py`): send the value; the host holds what it should be."""
+    _send(number, lambda: _as_sent(how, value))
     return True
 
 
+class _Raises:
+    """A blind `pytest.raises(E, match=...)`: whatever the block raises is caught and sent (its
+    class and bases by module and qualified name, its message); the host knows E and the pattern."""
+
+    def __init__(self, number):
+        self.number = number
+
+    def __enter__(self):
+        return None
+
+    def __exit__(self, kind, error, traceback):
+        def raised():
+            if kind is None:
+                return ["not raised"]
+            classes = [[str(getattr(c, "__module__", "")), str(getattr(c, "__qualname__", ""))] for c in kind.__mro__]
+            try:
+                message = str(error)
+            except Exception:
+                message = ""
+            return ["raised", classes[:64], message[:100000]]
+        _send(self.number, raised)
+        return True
+
+
 builtins.__factory_seen__ = _seen
+builtins.__factory_raises__ = _Raises
 
 
 _FAILED_AT = {}
