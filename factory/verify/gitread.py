@@ -28,7 +28,7 @@ from factory.verify.policy import Change
 
 PATCH = "/tmp/factory-policy/agent.patch"
 OUT = "/tmp/factory-policy"
-PARTS = ("status", "forward", "reverse", "error", "tree", "links")
+PARTS = ("status", "forward", "reverse", "error", "tree", "links", "strip")
 LINK_MODES = (b"120000", b"160000")
 PROBE = r"""
 import contextlib, io, json, os, pkgutil, sys, tempfile
@@ -69,6 +69,8 @@ class Listing:
     """Why git cannot read the patch (it would not apply it either), or None."""
     files: frozenset[str] = frozenset()
     links: frozenset[str] = frozenset()
+    strip: str = "-p1"
+    """git apply's -p for this patch (`-p0` for one made with --no-prefix)."""
 
 
 @dataclass(frozen=True)
@@ -77,15 +79,20 @@ class Interpreter:
     sys_path: tuple[str, ...]
 
 
-def listing_script(patch: str, out: str = OUT, git: str = GIT) -> str:
+def listing_script(patch: str, out: str = OUT, git: str = GIT, unprefixed: bool = False) -> str:
     """Shell, run at the repo root: the listing of the patch file `patch`, framed in `out`/all.
 
-    `git` is the prefix of a factory git call whose index holds the start state."""
+    `git` is the prefix of a factory git call whose index holds the start state. The leading
+    path part git strips is one (a/, i/, w/ ...), as git does by default; for a patch that may
+    have been made with --no-prefix (`unprefixed`), none where only that applies. Either way the
+    listing and the apply strip alike (`Listing.strip`)."""
     p, o = shlex.quote(patch), shlex.quote(out)
+    fallback = f" || {{ {git} apply --check -p0 {p} 2>/dev/null && s=-p0; }}" if unprefixed else ""
+    strip = f"s=-p1; {{ {git} apply --check -p1 {p} 2>/dev/null{fallback}; }}; printf %s $s > {o}/strip; "
     return (
-        f"mkdir -p {o} && for f in {' '.join(PARTS)}; do : > {o}/$f; done && "
-        f"{{ {git} apply --numstat -z {p} > {o}/forward && "
-        f"{git} apply --numstat -z -R {p} > {o}/reverse; }} 2> {o}/error; echo $? > {o}/status; "
+        f"mkdir -p {o} && for f in {' '.join(PARTS)}; do : > {o}/$f; done && {strip}"
+        f"{{ {git} apply --numstat -z $s {p} > {o}/forward && "
+        f"{git} apply --numstat -z -R $s {p} > {o}/reverse; }} 2> {o}/error; echo $? > {o}/status; "
         f"{git} ls-tree -r -z --full-tree HEAD > {o}/tree 2>> {o}/error; "
         f"find . -path ./.git -prune -o -type l -print0 > {o}/links 2>/dev/null; "
         f"for f in {' '.join(PARTS)}; do wc -c < {o}/$f; cat {o}/$f; done > {o}/all"
@@ -104,7 +111,8 @@ def parse_listing(blob: bytes) -> Listing:
         files.add(_decode(path))
         if meta.split(b" ")[0] in LINK_MODES:
             links.add(_decode(path))
-    listing = Listing(files=frozenset(files), links=frozenset(links))
+    strip = parts["strip"].decode(errors="replace")
+    listing = Listing(files=frozenset(files), links=frozenset(links), strip=strip if strip in ("-p0", "-p1") else "-p1")
     if parts["status"].strip() != b"0":
         listing.error = parts["error"].decode(errors="replace").strip()[-1000:] or "git apply failed"
         return listing
@@ -131,10 +139,10 @@ def _decode(raw: bytes) -> str:
     return raw.decode("utf-8", "surrogateescape")
 
 
-def apply_command(patch: str, exclude: Iterable[str] = (), git: str = GIT) -> str:
+def apply_command(patch: str, exclude: Iterable[str] = (), git: str = GIT, strip: str = "-p1") -> str:
     """`git apply` of exactly the sections the policy kept: the others left out by name."""
     options = " ".join(shlex.quote("--exclude=" + _literal(p)) for p in exclude)
-    return f"{git} apply --whitespace=nowarn {options} {shlex.quote(patch)}"
+    return f"{git} apply --whitespace=nowarn {strip} {options} {shlex.quote(patch)}"
 
 
 def _literal(path: str) -> str:
@@ -155,9 +163,23 @@ def parse_probe(output: str) -> Interpreter | None:
     return None
 
 
-def printed_listing_script(patch: str = PATCH) -> str:
+def printed_listing_script(patch: str = PATCH, unprefixed: bool = False) -> str:
     """Shell, run at the repo root at the start state: the listing of `patch`, printed base64."""
-    return f"{listing_script(patch)}; base64 {OUT}/all"
+    return f"{listing_script(patch, unprefixed=unprefixed)}; base64 {OUT}/all"
+
+
+def may_lack_prefixes(text: str) -> bool:
+    """Whether a patch may have been made with --no-prefix: every file it changes in place has the
+    same name on its `---` and `+++` lines (with prefixes they differ: a/ and b/, i/ and w/)."""
+    pairs, old = [], None
+    for line in text.split("\n"):
+        if line.startswith("--- "):
+            old = line[4:].split("\t")[0]
+        elif line.startswith("+++ ") and old is not None:
+            pairs.append((old, line[4:].split("\t")[0]))
+            old = None
+    changed = [(a, b) for a, b in pairs if "/dev/null" not in (a, b)]
+    return bool(changed) and all(a == b for a, b in changed)
 
 
 def read_printed_listing(printed: str) -> Listing:

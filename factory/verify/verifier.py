@@ -141,13 +141,14 @@ class DockerVerifier:
             if task.test_patch:
                 uploads[TEST_PATCH] = task.test_patch
             printed = await sandbox.prepare(StartState(bug_patch=task.start.bug_patch, base_commit=task.start.base_commit),
-                                            files=uploads, then=gitread.printed_listing_script() if patch.strip() else "")
+                                            files=uploads, then=gitread.printed_listing_script(unprefixed=gitread.may_lack_prefixes(patch))
+                                            if patch.strip() else "")
             listing = gitread.read_printed_listing(printed) if patch.strip() else gitread.Listing()
             judged = await self._judge(sandbox, task, listing, flags)
             if isinstance(judged, Verdict):
                 return judged
             touched = [p for c in judged.kept for p in c.paths]
-            applied = await self._apply(sandbox, task, judged, touched)
+            applied = await self._apply(sandbox, task, judged, touched, listing.strip)
             if isinstance(applied, Verdict):
                 return applied.model_copy(update={"flags": [*applied.flags, *judged.flags, *flags]})
             report = await self._run_tests(sandbox, task, touched, applied)
@@ -166,7 +167,8 @@ class DockerVerifier:
                            flags=[*decision.flags, *flags])
         return decision
 
-    async def _apply(self, sandbox: DockerSandbox, task: Task, decision: Decision, touched: list[str]) -> Verdict | Hidden:
+    async def _apply(self, sandbox: DockerSandbox, task: Task, decision: Decision, touched: list[str],
+                     strip: str) -> Verdict | Hidden:
         """In one exec: the agent patch applied as judged (the very bytes git listed, the sections the
         policy left out left out by git), its packaging files read before and after, the hidden
         tests applied, and the hidden test files and the repo's class headers read for the
@@ -174,7 +176,7 @@ class DockerVerifier:
         packaging, hidden = decision.packaging_files, hidden_files(task, touched)
         script = [print_files(packaging, "before")]
         if decision.kept:
-            script.append(_or_exit(gitread.apply_command(gitread.PATCH, decision.excluded), AGENT_PATCH_FAILED))
+            script.append(_or_exit(gitread.apply_command(gitread.PATCH, decision.excluded, strip=strip), AGENT_PATCH_FAILED))
         script.append(print_files(packaging, "after"))
         if task.test_patch:
             script.append(_or_exit(gitread.apply_command(TEST_PATCH), TEST_PATCH_FAILED))

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from factory.sandbox.git import git
-from factory.verify.gitread import Listing, apply_command, listing_script, parse_listing
+from factory.verify.gitread import Listing, apply_command, listing_script, may_lack_prefixes, parse_listing
 from factory.verify.policy import Decision, RepoFacts, apply_policy, mode_refusal, refused
 
 
@@ -20,16 +20,18 @@ def listing(repo: Path, patch: str) -> Listing:
     with tempfile.TemporaryDirectory() as tmp:
         patch_file, out = Path(tmp) / "agent.patch", Path(tmp) / "out"
         patch_file.write_bytes(patch.encode())
-        subprocess.run(["bash", "-c", listing_script(str(patch_file), str(out), factory_git(repo))],
+        script = listing_script(str(patch_file), str(out), factory_git(repo), may_lack_prefixes(patch))
+        subprocess.run(["bash", "-c", script],
                        cwd=repo, check=True, capture_output=True)
         return parse_listing((out / "all").read_bytes())
 
 
 def apply(repo: Path, patch: str, exclude: Iterable[str] = ()) -> bool:
+    strip = listing(repo, patch).strip  # as the verifier applies it: stripped as it was listed
     with tempfile.TemporaryDirectory() as tmp:
         patch_file = Path(tmp) / "agent.patch"
         patch_file.write_bytes(patch.encode())
-        command = apply_command(str(patch_file), exclude, factory_git(repo))
+        command = apply_command(str(patch_file), exclude, factory_git(repo), strip)
         return subprocess.run(["bash", "-c", command], cwd=repo, capture_output=True).returncode == 0
 
 

@@ -141,3 +141,13 @@ async def test_a_fix_made_with_mnemonic_prefixes(agent_repo, toy_task, verifier)
     patch = staged_diff(agent_repo, config=("-c", "diff.mnemonicPrefix=true"))
     assert "--- c/toy/core.py" in patch
     await resolved(verifier, toy_task, patch)
+
+
+async def test_a_fix_made_without_prefixes_is_applied_as_it_was_made(agent_repo, toy_task, verifier):
+    """git's default strips one folder, and `toy/core.py` would become `core.py`, which is not there:
+    such a patch applies only with -p0, and is listed and applied so."""
+    core = agent_repo / CORE
+    core.write_text(core.read_text().replace("if x > hi + 1:", "if x > hi:"))
+    patch = staged_diff(agent_repo, "--no-prefix")
+    assert "--- toy/core.py" in patch
+    await resolved(verifier, toy_task, patch)
