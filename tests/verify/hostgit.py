@@ -8,7 +8,13 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from factory.sandbox.git import git
-from factory.verify.gitread import Listing, apply_command, listing_script, may_lack_prefixes, parse_listing
+from factory.verify.gitread import (
+    Listing,
+    apply_command,
+    listing_script,
+    may_lack_prefixes,
+    parse_listing,
+)
 from factory.verify.policy import Decision, RepoFacts, apply_policy, mode_refusal, refused
 
 
