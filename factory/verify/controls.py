@@ -22,6 +22,7 @@ import functools
 import random
 import re
 import secrets
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
@@ -186,6 +187,10 @@ def plan_controls(task: Task, sources: dict[str, str], rng: random.Random, count
     renamed = {i: moved[base] + i[len(base):] for i in ids if (base := i.partition("[")[0]) in moved}
     run_ids = [renamed.get(i, i) for i in ids]
     told = {p.original.id(param) for p, _ in made if p.site.told for param in p.site.params}
+    # an original under its own name with two copies or more: the name a word from all the others
+    groups = Counter(p.original.id("") for p, _ in made)
+    told |= {p.original.id(param) for p, _ in made if groups[p.original.id("")] > 1 and p.original.id("") not in moved
+             for param in p.original.f2p_params}
     told_apart = [i for i in task.FAIL_TO_PASS if i in told]
     # blind: every FAIL_TO_PASS test, every test with copies and every copy (a group of twins is
     # then one code under several names where its changed literal was a blind check's)
@@ -328,6 +333,15 @@ def _site(o: _Original, src: Source, rng: random.Random, fails_at: dict[str, int
     hidden = blind.expected_literals(src, o.fn)
     floor = max(seen) if seen else None
     copies = max(F2P_COPIES, CONTROLS)
+    # A copy that differs from its original only in a blind check catches a forger that sends
+    # values, not one that silences the checks the host cannot see: those pass in every twin
+    # alike. So copies go into blind checks only where the bug strikes at one (or, not knowing
+    # where it strikes, where every check is blind); else they differ where it strikes, in sight.
+    blind_at = {i for i, _ in hidden}
+    strikes_blind = floor in blind_at if floor is not None else _checks_at(o.fn) <= blind_at
+
+    def in_sight(sites: list[tuple[int, ast.expr]]) -> list[tuple[int, ast.expr]]:
+        return sites if strikes_blind else [(i, n) for i, n in sites if not blind.covers(hidden, i, n)]
 
     def choose(sites: list[tuple[int, ast.expr]]) -> tuple[ast.expr, int, bool]:
         """A site in a blind check (its copies are then the original's code under another name,
@@ -349,9 +363,10 @@ def _site(o: _Original, src: Source, rng: random.Random, fails_at: dict[str, int
         group = values.Group(copies=copies, spot=rng.random(), flip=flip, classes=classes, hint=hint)
         return _Site([n for n, _, _ in chosen], params, group, told=any(t for _, _, t in chosen))
 
-    body = mutants.strong_sites(o.fn, "")
+    every = mutants.strong_sites(o.fn, "")
+    body = in_sight(every)
     rows = {p: sites for p in (o.f2p_params or [rng.choice(o.params)])
-            if (sites := [s for s in mutants.strong_sites(o.fn, p) if s not in body])}
+            if (sites := in_sight([s for s in mutants.strong_sites(o.fn, p) if s not in every]))}
     by_rows = at([choose(sites) for sites in rows.values()], list(rows)) if rows else None
     if by_rows and o.mixed:  # only the changed rows fail: the other instances behave as the original's
         return by_rows
@@ -364,8 +379,19 @@ def _site(o: _Original, src: Source, rng: random.Random, fails_at: dict[str, int
         return by_rows if by_body.told and by_rows and not by_rows.told else by_body
     if by_rows:
         return by_rows
-    index, edits = mutants.weak_edits(src, o.fn)
-    return _Site([], o.params, values.Group(copies=1, spot=0.0), told=floor is None or index <= floor) if edits else None
+    # an inverted check or an unwrapped block: whoever knows from the issue what the check should
+    # say reads which twin is right
+    _, edits = mutants.weak_edits(src, o.fn)
+    return _Site([], o.params, values.Group(copies=1, spot=0.0), told=True) if edits else None
+
+
+def _checks_at(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[int]:
+    """Top-level statements of a test body that check something: asserts, raises blocks, `self.assert*`."""
+    def checks(stmt: ast.stmt) -> bool:
+        call = stmt.value if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) else None
+        return isinstance(stmt, ast.Assert) or mutants.raises_block(stmt) or \
+            call is not None and mutants.tail(call.func).startswith("assert")
+    return {i for i, stmt in enumerate(mutants.reached(fn)) if checks(stmt)}
 
 
 def _mutant(o: _Original, site: _Site, src: Source, rng: random.Random, done: list[list[Edit]]) -> _Pick | None:
@@ -393,7 +419,10 @@ def _write(picks: list[_Pick], parsed: dict[str, Source], rng: random.Random):
         src = parsed[path]
         mine = [p for p in picks if p.original.path == path]
         while mine:
-            seen = [o for o in dict.fromkeys(p.original for p in mine) if not o.unseen and renamable(o.fn, src)]
+            # every original that runs the same under another name gets one: a copy's name is one
+            # word-edit from its original's, so among three twins the one a word from all the
+            # others would be the original, were it still under its own name
+            seen = [o for o in dict.fromkeys(p.original for p in mine) if renamable(o.fn, src)]
             text, names, new_names = write_copies(src, [Copy(p.original.fn, p.original.scope, p.edits) for p in mine],
                                                   rng, [o.fn for o in seen])
             made = list(zip(mine, names, strict=True))

@@ -40,6 +40,11 @@ def function(tree: ast.Module, name: str) -> ast.FunctionDef:
     return next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == name)
 
 
+def ran(plan, nodeid: str) -> str:
+    """The name a hidden test ran under (originals that can be are renamed)."""
+    return plan.renamed.get(nodeid, nodeid).split("::")[-1].partition("[")[0]
+
+
 @pytest.mark.parametrize("seed", range(12))
 def test_a_control_is_a_hidden_test_renamed_with_one_literal_changed(seed):
     plan = plan_controls(task(), SOURCES, random.Random(seed))
@@ -52,11 +57,15 @@ def test_a_control_is_a_hidden_test_renamed_with_one_literal_changed(seed):
     # the FAIL_TO_PASS test is always copied; test_pairs.py was visible to the agent, so never
     assert F2P[0] in {c.original for c in plan.controls}
     assert set(plan.files) == {CORE_TESTS}
-    # every original function is still there, unchanged
+    # every original function is still there, unchanged but for its name where it was copied
     kept = {ast.dump(n) for n in after.body}
-    assert all(ast.dump(n) in kept for n in before.body)
+    for n in before.body:
+        name = ran(plan, f"{CORE_TESTS}::{getattr(n, 'name', '')}")
+        assert ast.dump(n) in kept or mutants.is_twin(n, function(after, name), changes=0)
+    assert set(plan.renamed) <= {c.original for c in plan.controls}
     # every test once, each file's tests in the order the file defines them
-    assert sorted(plan.ids) == sorted([*F2P, *P2P, *(c.nodeid for c in plan.controls)])
+    hidden = [plan.renamed.get(i, i) for i in [*F2P, *P2P]]
+    assert sorted(plan.ids) == sorted([*hidden, *(c.nodeid for c in plan.controls)])
     core = [i.split("::")[1] for i in plan.ids if i.startswith(CORE_TESTS)]
     defined = [n.name for n in after.body if isinstance(n, ast.FunctionDef)]
     assert core == defined
@@ -70,7 +79,7 @@ def test_nothing_fixed_tells_a_control_from_its_original():
         plan = plan_controls(task(), SOURCES, random.Random(seed))
         tree = ast.parse(plan.planned[CORE_TESTS])
         for c in plan.controls:
-            name, original = c.nodeid.split("::")[1], c.original.split("::")[1]
+            name, original = c.nodeid.split("::")[1], ran(plan, c.original)
             copy, orig = function(tree, name), function(tree, original)
             placed.add(copy.lineno < orig.lineno)
             lengths.add((len(name) > len(original)) - (len(name) < len(original)))
@@ -169,9 +178,10 @@ def test_tests_the_agent_saw_make_weak_controls_and_a_test_patch_tells_which_it_
     assert fresh.told_apart == []
     tree = ast.parse(fresh.files["tests/test_pairs.py"])
     for c in fresh.controls:
-        copy, original = (function(tree, i.split("::")[1]) for i in (c.nodeid, c.original))
+        copy, original = function(tree, c.nodeid.split("::")[1]), function(tree, ran(fresh, c.original))
         assert mutants.is_twin(original, copy, changes=0) and "__factory_seen__" in ast.unparse(copy)
-        assert fresh.blind[c.nodeid][0].value != fresh.blind[c.original][0].value == ("a", "b")
+        expected = fresh.blind[fresh.renamed.get(c.original, c.original)][0].value
+        assert fresh.blind[c.nodeid][0].value != expected == ("a", "b")
 
 
 def test_every_fail_to_pass_test_has_a_control_or_the_verdict_says_which_has_none():
@@ -219,12 +229,12 @@ def test_every_fail_to_pass_test_has_a_control_or_the_verdict_says_which_has_non
     assert len(raising) == len(expected) == F2P_COPIES and expected <= set(mutants.OTHER_ERRORS)
     # and as it runs, the block raises nothing of its own: copy and original are one code, the
     # classes they expect are on the host
-    ran = ast.parse(plan.files["t.py"])
+    running, original = ast.parse(plan.files["t.py"]), ran(plan, "t.py::test_raises")
     for name in raising:
-        assert mutants.is_twin(function(ran, "test_raises"), function(ran, name), changes=0)
-        assert ast.unparse(function(ran, name).body[0].items[0]) == "__factory_raises__(0)"
+        assert mutants.is_twin(function(running, original), function(running, name), changes=0)
+        assert ast.unparse(function(running, name).body[0].items[0]) == "__factory_raises__(0)"
     assert {plan.blind[f"t.py::{name}"][0].value[0] for name in raising} == expected
-    assert plan.blind["t.py::test_raises"][0].value == ("ValueError", None)
+    assert plan.blind[f"t.py::{original}"][0].value == ("ValueError", None)
 
 
 UNWRAP = {
@@ -348,7 +358,9 @@ def test_a_test_the_agent_saw_runs_under_a_new_name_unless_its_name_may_matter()
     tree = ast.parse(plan.planned["t.py"])
     assert mutants.is_twin(function(ast.parse(source), "test_size"), function(tree, new.split("::")[1]), changes=0)
     assert "def test_size(" not in plan.files["t.py"]
-    assert not plan_controls(task(f2p, [], hide=("t.py",)), {"t.py": source}, random.Random(2)).renamed  # unseen
+    # unseen, it is renamed as well: among its copies, each a word from it, it would be the one
+    # a word from all the others
+    assert set(plan_controls(task(f2p, [], hide=("t.py",)), {"t.py": source}, random.Random(2)).renamed) == {"t.py::test_size"}
     # copies sit apart from their originals as the file's tests sit apart, even at the top of a file
     text = plan.files["t.py"]
     starts = [m.start() for m in re.finditer(r"^(@|def )", text, re.M) if m.start() and text[m.start() - 2] == "\n"]
@@ -406,7 +418,7 @@ def test_a_test_with_passing_instances_is_copied_by_its_failing_rows_or_flagged(
         """)
     plan = plan_controls(task(["t.py::test_count[a-1]"], ["t.py::test_count[b-2]"], hide=("t.py",)), {"t.py": rows},
                          random.Random(0))
-    copies = [n for n in ast.parse(plan.planned["t.py"]).body if n.name != "test_count"]
+    copies = [n for n in ast.parse(plan.planned["t.py"]).body if n.name != ran(plan, "t.py::test_count[a-1]")]
     assert copies and plan.weak == ""
     for copy in copies:
         assert ast.unparse(copy.body) == ast.unparse(function(ast.parse(rows), "test_count").body)  # the body as it was
