@@ -27,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
+import contextlib
 import re
 import socket
 import struct
@@ -116,7 +117,7 @@ class Execd:
         self.busy = False  # a command was sent and its end not read: the stream is out of step
         self._mux = bytearray()  # the engine's stream frames, not yet split
         self._out = bytearray()  # the server's stdout
-        self.stderr = bytearray()
+        self._reading = self.closing = False
 
     @classmethod
     async def start(cls, container_id: str, seconds: float = 90) -> tuple[Execd | None, str | None]:
@@ -177,12 +178,21 @@ class Execd:
             return int(rc)
 
     def close(self) -> None:
+        """Close the stream. A read in progress (another task's command) ends at once with `Closed`:
+        a socket closed under asyncio's reader would leave that read waiting until its deadline."""
+        self.closing = True
+        if self._reading:
+            with contextlib.suppress(OSError):
+                self.sock.shutdown(socket.SHUT_RDWR)  # wakes the reader, which closes the socket
+            return
         try:
             self.sock.close()
         finally:
             self._keep.close()
 
     async def _send(self, data: bytes, seconds: float) -> None:
+        if self.closing:
+            raise Closed("the stream was closed")
         try:
             async with asyncio.timeout(seconds):
                 await asyncio.get_running_loop().sock_sendall(self.sock, data)
@@ -200,6 +210,9 @@ class Execd:
 
     async def _fill(self, deadline: float) -> None:
         """Read more of the stream: the engine's frames (stream id, 3 zero bytes, length, data)."""
+        if self.closing:
+            raise Closed("the stream was closed")
+        self._reading = True
         try:
             async with asyncio.timeout_at(deadline):
                 data = await asyncio.get_running_loop().sock_recv(self.sock, 1 << 16)
@@ -207,6 +220,10 @@ class Execd:
             raise
         except OSError as exc:
             raise Closed(f"the stream from the command server broke: {exc}") from exc
+        finally:
+            self._reading = False
+            if self.closing:
+                self.close()
         if not data:
             raise Closed("the command server's stream ended")
         self._mux += data
@@ -214,7 +231,8 @@ class Execd:
             stream, size = struct.unpack(">BxxxL", self._mux[:8])
             if len(self._mux) < 8 + size:
                 break
-            (self._out if stream == 1 else self.stderr).extend(self._mux[8 : 8 + size])
+            if stream == 1:  # the server's stderr is /dev/null: nothing on it is the server's
+                self._out.extend(self._mux[8 : 8 + size])
             del self._mux[: 8 + size]
 
 

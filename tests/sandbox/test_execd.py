@@ -168,3 +168,11 @@ async def test_an_image_without_the_servers_tools_falls_back_to_one_exec_per_com
         assert (await sb.exec("pgrep -c sleep")).output == "1\n"
     finally:
         await sb.close()
+
+
+async def test_closing_a_sandbox_ends_a_command_in_flight_at_once(sandbox):
+    running = asyncio.create_task(sandbox.exec("sleep 60", timeout=600))
+    await asyncio.sleep(1)
+    await sandbox.close()
+    with pytest.raises(SandboxCrashed):
+        await asyncio.wait_for(running, 30)  # not at the command's timeout
