@@ -5,7 +5,9 @@ The server (`SERVER`, POSIX sh and coreutils, run as root) reads one request lin
 from its stdin and runs the command the way a per-call exec did: `timeout -k 2` around
 `bash -c` in the work dir, as the user (`setpriv`, groups and `HOME` from `/etc/passwd`),
 stdin from /dev/null; when it returns, leftovers are killed as before (a user's: `kill -9 -1`
-as that user; root's: every process but init, the keepalive, the server and its encoder).
+as that user, from the `sh` that ran `timeout`, so the server never forks while a fork bomb
+holds every pid the container may have; root's: every process but init, the keepalive, the
+server and its encoder, with shell builtins alone).
 
 What comes back on its stdout is framed so that a command cannot forge the end of itself: the
 command's output (stdout and stderr, in order) reaches the host only through `base64`, whose
@@ -82,13 +84,12 @@ while read -r op seq t user w c; do
   (
     [ -n "$uid" ] || { echo "unable to find user $user: no matching entries in passwd file"; exit 126; }
     cd "$wd" 2>/dev/null || { echo "chdir to cwd (\"$wd\") failed: no such file or directory"; exit 126; }
-    [ -z "$home" ] || export HOME="$home"
-    exec $drop timeout -k 2 "${t}s" bash -c "$cmd"
+    [ "$uid" != 0 ] || exec timeout -k 2 "${t}s" bash -c "$cmd"
+    export HOME="$home"
+    exec $drop sh -c 'timeout -k 2 "$1" bash -c "$2"; rc=$?; kill -9 -1 2>/dev/null; exit $rc' factory-exec "${t}s" "$cmd"
   ) < /dev/null > "$fifo" 2>&1 &
   wait $!; rc=$?
-  if [ "$uid" = 0 ]; then sweep; elif [ -n "$uid" ]; then
-    setpriv --reuid="$uid" --regid="$gid" --clear-groups sh -c 'kill -9 -1'
-  fi
+  [ "$uid" != 0 ] || sweep
   wait $enc
   oom; echo "#$seq $rc $n"
 done
