@@ -11,7 +11,7 @@ server and its encoder, with shell builtins alone).
 
 What comes back on its stdout is framed so that a command cannot forge the end of itself: the
 command's output (stdout and stderr, in order) reaches the host only through `base64`, whose
-alphabet has no `#`, `!` or `?`; a line starting with one of those is the server's own:
+alphabet has no `#` or `!`; a line starting with one of those is the server's own:
 
     host → server   hello
                     run <seq> <timeout> <user> <base64 workdir> <base64 command>
@@ -95,7 +95,7 @@ while read -r op seq t user w c; do
 done
 """.replace("$READY", READY).replace("$PIDFILE", PIDFILE).replace("$NEEDS", NEEDS)
 GRACE = 10.0  # past a command's timeout, a stream that has not ended it is stuck
-CONTROL = re.compile(rb"[#!?]")
+CONTROL = re.compile(rb"[#!]")
 
 
 class Closed(Exception):
