@@ -72,12 +72,14 @@ while read -r op seq t user w c; do
   [ "$op" = run ] || exit 1
   wd=$(printf %s "$w" | base64 -d)
   cmd=$(printf %s "$c" | base64 -d; echo x); cmd=${cmd%x}
-  drop=; home=; uid=
+  home=; uid=; groups=--init-groups
   if [ "$user" = root ]; then uid=0; else
     while IFS=: read -r name _ u g _ h _; do
-      [ "$name" = "$user" ] && { uid=$u; gid=$g; home=$h; break; }
+      { [ "$name" = "$user" ] || [ "$u" = "$user" ]; } && { uid=$u; gid=$g; home=$h; break; }
     done < /etc/passwd
-    drop="setpriv --reuid=$uid --regid=$gid --init-groups"
+    if [ -z "$uid" ]; then  # a uid with no name: the engine makes it gid 0, groups 0, HOME /
+      case $user in ''|*[!0-9]*) ;; *) uid=$user; gid=0; home=/; groups=--groups=0 ;; esac
+    fi
   fi
   base64 -w 76 < "$fifo" &
   enc=$!
@@ -86,7 +88,7 @@ while read -r op seq t user w c; do
     cd "$wd" 2>/dev/null || { echo "chdir to cwd (\"$wd\") failed: no such file or directory"; exit 126; }
     [ "$uid" != 0 ] || exec timeout -k 2 "${t}s" bash -c "$cmd"
     export HOME="$home"
-    exec $drop sh -c 'timeout -k 2 "$1" bash -c "$2"; rc=$?; kill -9 -1 2>/dev/null; exit $rc' factory-exec "${t}s" "$cmd"
+    exec setpriv --reuid="$uid" --regid="$gid" $groups sh -c 'timeout -k 2 "$1" bash -c "$2"; rc=$?; kill -9 -1 2>/dev/null; exit $rc' factory-exec "${t}s" "$cmd"
   ) < /dev/null > "$fifo" 2>&1 &
   wait $!; rc=$?
   [ "$uid" != 0 ] || sweep
@@ -96,6 +98,7 @@ done
 """.replace("$READY", READY).replace("$PIDFILE", PIDFILE).replace("$NEEDS", NEEDS)
 GRACE = 10.0  # past a command's timeout, a stream that has not ended it is stuck
 CONTROL = re.compile(rb"[#!]")
+HELLO = re.compile(r"!(\d+|fallback) (\d+) (.*)")
 
 
 class Closed(Exception):
@@ -140,7 +143,11 @@ class Execd:
         except BaseException:
             server.close()
             raise
-        pid, oom, ready = (line[1:].split(" ", 2) + ["", ""])[:3]
+        hello = HELLO.fullmatch(line)
+        if hello is None:  # the engine's own words: the exec could not start (a container going away)
+            server.close()
+            raise Closed(f"the command server did not start: {line[:300]}")
+        pid, oom, ready = hello.groups()
         if pid == "fallback":
             server.close()
             return None, ready

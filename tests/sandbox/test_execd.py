@@ -78,6 +78,9 @@ async def test_limits_hold_the_same_through_the_server(docker_client, per_call):
         assert who.output.split() == ["agent", "/tmp", "/home/agent", "1"]
         assert (await sb.exec("pwd", workdir="/usr")).output == "/usr\n"
         assert (await sb.exec("id -u", user="root")).output == "0\n"
+        nameless = await sb.exec("id; echo $HOME", user="12345", workdir="/")  # as the verifier's test uid may be
+        assert nameless.output == "uid=12345 gid=0(root) groups=0(root)\n/\n"
+        assert (await sb.exec("id -un", user="65534")).output == "nobody\n"
 
         slow = await sb.exec("sleep 300 & (sleep 300 &); setsid sleep 300 & echo started; sleep 300", timeout=2)
         assert slow.timed_out and slow.exit_code is None and "started" in slow.output
