@@ -32,6 +32,7 @@ from factory.protocols import ExecResult
 from factory.records import StartState
 from factory.sandbox import engine
 from factory.sandbox.config import SandboxConfig
+from factory.sandbox.execd import READY, Closed, Execd, Garbled
 from factory.sandbox.git import (
     COMMIT,
     FACTORY_DIR,
@@ -65,7 +66,6 @@ DIFF_LIMIT = 256 * 2**20  # a diff is never cut: past this the attempt's diff is
 TIMEOUT_EXIT = 124  # coreutils `timeout`
 KILLED_EXIT = 137
 SIGNALLED = 128  # shells exit 128 + n for a command that signal n ended
-READY = "/run/factory-start"
 # $1: the user commands run as (created when the image lacks it), $2: seconds to live.
 START = "user=$1" + ENSURE_USER + r"""
 if uid=$(id -u "$user" 2>/dev/null) && gid=$(id -g "$user" 2>/dev/null); then
@@ -90,6 +90,8 @@ class DockerSandbox:
         self.user, self.uid, self.gid, self.keepalive_pid = "root", 0, 0, "0"
         self.waiting = False  # the start script may still be running: `prepare` waits for it first
         self._exec_lock = asyncio.Lock()  # one command at a time: leftovers are killed after each
+        self.execd: Execd | None = None  # the command server (`factory.sandbox.execd`), once started
+        self.per_call = False  # no server on this image or transport: one exec per command
         self.started_at = time.time()
         self.closed = False
         self.start_commit: str | None = None  # set by `prepare`
@@ -148,10 +150,10 @@ class DockerSandbox:
             sandbox.waiting = True
             return sandbox
         try:
-            ready = (await sandbox._raw(WAIT_READY)).split()
+            ready = (await sandbox._start_server() or await sandbox._raw(WAIT_READY)).split()
             if ready[:1] != ["ready"] or len(ready) != 5:
                 raise SandboxStartError(f"{image}: the sandbox did not start: {' '.join(ready)[:300] or 'no answer'}")
-        except EngineError as exc:
+        except (EngineError, Closed, TimeoutError) as exc:
             await sandbox.close()
             raise SandboxStartError(f"{image}: the sandbox did not start: {exc}") from exc
         except BaseException:
@@ -241,6 +243,7 @@ class DockerSandbox:
         if self.closed:
             return
         self.closed = True
+        self._drop_server()
         for delay in (0.5, 2.0, 5.0, None):
             try:
                 await engine.call(self.container.remove, force=True)
@@ -277,11 +280,86 @@ class DockerSandbox:
         wrapped = ["sh", "-c", script, "factory-exec", cmd]
         async with self._exec_lock:
             try:
+                if not self.per_call:
+                    served = await self._serve(cmd, timeout, run_as, workdir or self.workdir, output_limit)
+                    if served is not None:
+                        return served
                 return await self._exec(wrapped, timeout, run_as, workdir or self.workdir, output_limit)
             except EngineError as exc:
                 if await self._alive():
                     raise  # the engine stumbled on a live container: infrastructure
                 raise await self._crashed() from exc
+
+    async def _start_server(self) -> str | None:
+        """Start the command server; the start script's ready line it read (None: read none)."""
+        self.execd, ready = await Execd.start(self.container.id)
+        self.per_call = self.execd is None
+        return ready
+
+    def _drop_server(self) -> None:
+        if self.execd is not None:
+            self.execd.close()
+            self.execd = None
+
+    async def _serve(self, cmd: str, timeout: float, user: str, workdir: str, output_limit: int | None) -> ExecResult | None:
+        """Run `cmd` through the command server: no engine call unless something went wrong.
+        None when this sandbox has no server (the caller makes the per-call exec)."""
+        buffer = OutputBuffer(output_limit or self.config.output_limit_bytes)
+        started = time.monotonic()
+        exit_code = stuck = None
+        server: Execd | None = None
+        try:
+            if self.execd is None:
+                await self._start_server()
+            server = self.execd
+            if server is None:
+                return None
+            try:
+                exit_code = await server.run(cmd, timeout, user, workdir, buffer)
+            finally:
+                if server.busy:  # cancelled or failed mid-command: the stream is out of step
+                    self._drop_server()
+        except TimeoutError:
+            stuck = True
+        except Garbled:
+            buffer.note("[killed: something in the sandbox wrote into its command server's stream]")
+        except Closed:
+            self._drop_server()
+            if await self._stopped():
+                raise await self._crashed() from None
+            # the container lives and its server does not: killed by the command (only root can),
+            # or still there when the engine dropped the stream (infrastructure)
+            alive = f"kill -9 {server.pid} 2>/dev/null && echo alive; " if server and server.pid.isdigit() else ""
+            if "alive" in await self._raw(alive + self._kill_leftovers("root")):
+                raise EngineError(f"the engine dropped the stream of container {self.container.short_id}") from None
+            buffer.note("[killed: the command killed the sandbox's command server]")
+            return ExecResult(exit_code=None, output=buffer.text(), timed_out=False, truncated_bytes=buffer.cut)
+        flooded = exit_code is None and not stuck
+        if exit_code is None:
+            self._drop_server()
+            await self._kill_all()
+            if buffer.flooded:
+                buffer.note(f"[killed: more than {buffer.limit * 100} bytes of output]")
+            if not await self._alive():
+                raise EngineGone(f"container {self.container.short_id} is gone")
+        elapsed = time.monotonic() - started
+        timed_out = bool(stuck) or (exit_code in (TIMEOUT_EXIT, KILLED_EXIT) and elapsed >= timeout)
+        return ExecResult(
+            exit_code=None if timed_out or flooded else exit_code,
+            output=buffer.text(),
+            timed_out=timed_out,
+            truncated_bytes=buffer.cut,
+        )
+
+    async def _stopped(self, seconds: float = 5) -> bool:
+        """Whether the container has stopped, or does within `seconds` (its stream ending comes first)."""
+        try:
+            await engine.call(engine.client().api.wait, self.container.id, timeout=seconds)
+        except EngineGone:
+            return True
+        except EngineError:
+            return not await self._alive()
+        return True
 
     async def _exec(
         self, wrapped: list[str], timeout: float, user: str, workdir: str, output_limit: int | None = None

@@ -170,8 +170,9 @@ async def test_a_container_killed_mid_attempt_raises_the_typed_error(sandbox, do
     running = asyncio.create_task(sandbox.exec("sleep 60", timeout=120))
     await asyncio.sleep(1)
     docker_client.containers.get(sandbox.container.id).kill()
-    with pytest.raises(SandboxCrashed):
+    with pytest.raises(SandboxCrashed) as crash:
         await running
+    assert not crash.value.by_agent and "from outside" in str(crash.value)  # infrastructure
     with pytest.raises(SandboxCrashed):
         await sandbox.exec("echo after")
 
