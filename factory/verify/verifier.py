@@ -8,7 +8,9 @@
 An engine fault is infrastructure, never a verdict: the whole verification is redone in a
 new container with backoff, and when it keeps failing `verify` raises `VerifyError`, so the
 attempt keeps its trajectory and a resumed run verifies it again. Only a container that the
-code under test brought down itself (`SandboxCrashed.by_agent`) is held against the patch.
+code under test brought down itself is held against the patch, and here that can only be by
+memory (`SandboxCrashed.oom`): the tests run as uid 1000, which cannot end root's init, so a
+death without an outside `kill` (a host OOM killer, a crashed shim) is the engine's.
 """
 
 from __future__ import annotations
@@ -99,7 +101,7 @@ class DockerVerifier:
         try:
             verdict = await self._retrying(task, patch, flags)
         except SandboxCrashed as exc:
-            if not exc.by_agent:
+            if not _by_the_patch(exc):
                 raise
             verdict = Verdict(resolved=False, reason=Reason.no_report, flags=flags, decided_by=Check.tests,
                               detail=f"the code under test brought the container down: {exc}")
@@ -320,4 +322,8 @@ def _or_exit(command: str, code: int) -> str:
 
 
 def _infrastructure(exc: BaseException) -> bool:
-    return isinstance(exc, SandboxError) and not (isinstance(exc, SandboxCrashed) and exc.by_agent)
+    return isinstance(exc, SandboxError) and not (isinstance(exc, SandboxCrashed) and _by_the_patch(exc))
+
+
+def _by_the_patch(crash: SandboxCrashed) -> bool:
+    return crash.by_agent and crash.oom

@@ -7,7 +7,10 @@ they work (as a careless `docker rm -f` or another tool would).
 from __future__ import annotations
 
 import contextlib
+import os
+import signal
 import threading
+import time
 import uuid
 
 import docker
@@ -24,6 +27,7 @@ from factory.scheduler import VERIFY_ERROR, Scheduler
 from factory.teachers import build_teacher
 from factory.verify.verifier import DockerVerifier
 from tests.test_run import pipeline_file
+from tests.verify.conftest import TOY
 
 pytestmark = pytest.mark.docker
 
@@ -138,3 +142,29 @@ async def test_progress_and_results_count_a_reverified_attempt_once(tmp_path, do
             result = await Scheduler(pipeline, tasks, {"scripted-test": teacher}, store, pool=pool,
                                      verifier=verifier(f"twice-{uuid.uuid4().hex[:6]}"), progress=QuietProgress()).run()
     assert (result.resumed, result.finished, len(result.attempts)) == (1, 0, 1)
+
+
+async def test_a_verification_container_killed_on_the_host_mid_run_is_redone(toy_task, make_patch, docker_client):
+    """A host OOM killer or a dying shim kills the container's init with no `kill` the engine sees.
+    The tests run as uid 1000, which cannot end root's init: such a death is the engine's, not the patch's."""
+    run_id = f"verify-hostkill-{uuid.uuid4().hex[:8]}"
+    patch = make_patch({"toy/__init__.py": (TOY / "toy/__init__.py").read_text() + "import time\ntime.sleep(4)\n"},
+                       fix=True)
+    killed: list[str] = []
+
+    def kill_once() -> None:
+        while not killed:
+            for c in docker_client.api.containers(filters={"label": f"{engine.LABEL_RUN}={run_id}"}):
+                top = docker_client.api.top(c["Id"]).get("Processes") or []
+                if any("pytest" in " ".join(p) for p in top):  # the tests have started
+                    os.kill(docker_client.api.inspect_container(c["Id"])["State"]["Pid"], signal.SIGKILL)
+                    killed.append(c["Id"])
+                    return
+            time.sleep(0.2)
+
+    thread = threading.Thread(target=kill_once, daemon=True)
+    thread.start()
+    verdict = await verifier(run_id).verify(toy_task, patch)
+    thread.join(timeout=1)
+    assert killed, "the container was never seen running the tests"
+    assert verdict.resolved, verdict

@@ -112,6 +112,9 @@ def _project(value, depth=0):
                 continue
             if plain == value:
                 return plain
+    text = str(value)
+    if bool(value == text):  # an object of the repo's own that equals its own string (a Version equal to "1.0")
+        return text
     raise _NotPlain(type(value).__name__)
 
 
@@ -133,21 +136,23 @@ def _encode(plain):
     return [kind.__name__, [_encode(v) for v in plain]]
 
 
-def _as_sent(how, value):
+_KINDS = {"list": list, "tuple": tuple, "dict": dict, "set": set, "str": str}
+
+
+def _as_sent(how, value, kind):
+    """`value` encoded for the host; `kind`, the expected value's builtin kind where the host
+    named one: an object that equals its own projection to that kind is sent as that (a tuple
+    subclass equal to lists, compared with a list)."""
     if how == "is":
         return _encode(value) if value is None or value is True or value is False else ["opaque", type(value).__name__]
-    try:
-        plain = _project(value)
-        if bool(value == plain):
-            return _encode(plain)
-    except Exception:
-        pass
-    try:  # an object of the repo's own that equals its own string (a Version equal to "1.0")
-        text = str(value)
-        if bool(value == text):
-            return ["text", text]
-    except Exception:
-        pass
+    cast = _KINDS.get(kind)
+    for make in ([lambda: cast(value)] if cast is not None and type(value) is not cast else []) + [lambda: value]:
+        try:
+            plain = _project(make())
+            if bool(value == plain):
+                return _encode(plain)
+        except Exception:
+            continue
     return ["opaque", type(value).__name__]
 
 
@@ -164,9 +169,9 @@ def _send(number, make):
         _emit({"kind": "seen", "nodeid": _NOW[0], "check": number, "value": json.loads(sent[-1])})
 
 
-def _seen(number, how, value):
+def _seen(number, how, value, kind=None):
     """A blind check (`blind.py`): send the value; the host holds what it should be."""
-    _send(number, lambda: _as_sent(how, value))
+    _send(number, lambda: _as_sent(how, value, kind))
     return True
 
 
