@@ -12,6 +12,7 @@ import json
 import random
 import re
 import shlex
+import subprocess
 import textwrap
 from pathlib import Path
 
@@ -20,7 +21,7 @@ import pytest
 from factory.config import SandboxConfig
 from factory.records import StartState, Task, TestStatus
 from factory.sandbox.docker import DockerSandbox
-from factory.verify import mutants, values
+from factory.verify import classes, mutants, values
 from factory.verify.classes import Classes
 from factory.verify.controls import F2P_COPIES, hidden_files, plan_controls
 from factory.verify.grading import TestRun, grade
@@ -485,8 +486,39 @@ def test_the_class_tree_says_which_errors_nothing_raised_as_one_can_be_the_other
     # a tree not known whole says nothing is unrelated: a fix may add a class of both that it does not show
     listing = "class SemverError(ValueError):\nclass InvalidVersion(SemverError):\nclass InvalidRange(SemverError):\n"
     assert Classes.parse(listing).unrelated("InvalidRange", "InvalidVersion")
-    for more in ("class Plugin(thirdparty.Base):\n", "class Both(\n", "class Aliased(_RangeError, TypeError):\n"):
+    for more in ("class Both(\n", "class Aliased(_RangeError, InvalidVersion):\n",
+                 "from .errors import InvalidRange as IR\nclass Both(IR, InvalidVersion):\n"):
         assert not Classes.parse(listing + more).unrelated("InvalidRange", "InvalidVersion"), more
+    # a root outside the repo cannot derive from the repo's own classes: two of them stay unrelated
+    # across it, but not a builtin, which it may derive from
+    for more in ("class Plugin(thirdparty.Base):\n", "class Section(Mapping[str, Any]):\n",
+                 "class Aliased(_RangeError, TypeError):\n"):
+        tree = Classes.parse(listing + more)
+        assert tree.unrelated("InvalidRange", "InvalidVersion") and not tree.unrelated("InvalidRange", "KeyError"), more
+
+
+def test_class_headers_over_several_lines_and_import_aliases_are_read_in_the_repo(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg/errors.py").write_text(textwrap.dedent("""\
+        from collections.abc import Mapping as M
+        from .base import Error as BaseError
+
+
+        class InvalidRange(
+            BaseError,  # a comment
+            TypeError,
+        ):
+            pass
+
+
+        class Table(M):
+            x = f(1)
+        """))
+    listing = tmp_path / "listing"
+    command = classes.COMMAND.replace(classes.LISTING, str(listing))
+    subprocess.run(["bash", "-c", command], cwd=tmp_path, check=True)
+    tree = Classes.parse(listing.read_text())
+    assert tree.whole and tree.bases == {"InvalidRange": {"Error", "TypeError"}, "Table": {"Mapping"}}
 
 
 def test_a_raise_only_test_expects_an_unrelated_class_its_file_names():
