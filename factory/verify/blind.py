@@ -3,27 +3,31 @@
 A hidden test's `assert f(x) == 10` is decided inside the process that runs the code under
 test, and the `10` is in a file that process can read: a forger that reads it (or reads the
 problem statement that names it) knows what to spare. So in every FAIL_TO_PASS test, every
-copied test and every copy, a top-level check against a literal is rewritten before the run:
+copied test and every copy, the top-level checks against literals are rewritten before the run:
 
     assert f(x) == 10              ->   assert __factory_seen__(0, "eq", (f(x)))
-    self.assertEqual(r, {"a": 1})  ->   assert __factory_seen__(1, "eq", (r))
+    self.assertEqual(r, {"a": 1})  ->   assert __factory_seen__(1, "eq", (r), "dict")
     assert r is None               ->   assert __factory_seen__(2, "is", (r))
+    assert f(t) == expected        ->   assert __factory_seen__(3, "eq", (f(t)))  # each row's value: None
+    with pytest.raises(E, match=p) ->   with __factory_raises__(4):
 
-`__factory_seen__` (the reporting plugin's) sends the value as plain data on the report pipe
-and lets the test go on; the expected value stays on the host, which compares (`judge`). A copy
-whose changed literal sat in such a check is then the same code as its original, under another
-name: nothing in the process tells the two apart, reading or running them.
+The plugin's functions send the value (or what the block raised) as plain data on the report
+pipe and let the test go on; the expected value stays on the host, which compares (`judge`).
+A copy whose changed literal sat in such a check is then the same code as its original, under
+another name: nothing in the process tells the two apart, reading or running them.
 
 The plugin is in reach of the code under test, so what it sends may be forged; but a forger
 that sends values must send the right ones, which it can only know by computing them (a fix)
 or from the task's text (and then it could hard-code them in a fix too: no test can tell).
-A value that is not plain data (an object of the repo's own, a mock) cannot be compared
-outside the process: that check fails, naming the type, unless the object equals its own
-`str()` and that string is the expected value.
+A value that is not plain data, nor equal to plain data it projects to (a subclass, a numpy
+scalar, an object equal to its own `str()`), cannot be compared outside the process: that
+check fails, naming the type. The call names the expected value's kind (never the value) so
+that such a projection can aim at it.
 
 Only statements that run whenever the test passes (`mutants.reached`) are rewritten, so a
 passed test must have sent every one of its checks; the line count of each statement is kept,
-so lines and statement numbers mean what they did.
+so lines and statement numbers mean what they did. A check is blind in an original and its
+copies alike, or in none of them.
 """
 
 from __future__ import annotations
@@ -112,9 +116,13 @@ def _raises(stmt: ast.stmt, names: dict[str, str]) -> list[ast.expr] | None:
 
 
 def _class_name(node: ast.expr, names: dict[str, str]) -> str | None:
-    """The name a class expression's class has (`__qualname__`'s last part), where the file says."""
-    if isinstance(node, ast.Attribute) and isinstance(node.value, (ast.Name, ast.Attribute)):
-        return node.attr
+    """The name a class expression's class has (`__qualname__`'s last part), where the file says:
+    `module.Class` with the module imported at the top (not `self.error_class`)."""
+    if isinstance(node, ast.Attribute):
+        root = node.value
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        return node.attr if isinstance(root, ast.Name) and root.id in names else None
     if isinstance(node, ast.Name):
         builtin = getattr(builtins, node.id, None)
         if node.id in names:
@@ -126,11 +134,14 @@ def _class_name(node: ast.expr, names: dict[str, str]) -> str | None:
 
 def _imported(tree: ast.Module) -> dict[str, str]:
     """Name bound at the top of a file -> the name of what it binds: `from m import A as B`
-    binds B to A; a class statement binds its own name. Names bound otherwise are not known."""
+    binds B to A, `import m` binds m; a class statement binds its own name. Names bound
+    otherwise are not known."""
     bound: dict[str, str] = {}
     for node in tree.body:
         if isinstance(node, ast.ImportFrom):
             bound.update({a.asname or a.name: a.name for a in node.names if a.name != "*"})
+        elif isinstance(node, ast.Import):
+            bound.update({a.asname or a.name.split(".")[0]: a.name for a in node.names})
         elif isinstance(node, ast.ClassDef):
             bound[node.name] = node.name
     assigned = {n.id for node in ast.walk(tree) if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign))

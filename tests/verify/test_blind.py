@@ -304,6 +304,7 @@ def test_a_raises_block_is_blind_only_where_its_class_is_known_by_its_own_name()
     assert blinded("with pytest.raises(errors.ParseError):", "import errors\n") == ("ParseError", None)
     assert blinded("with pytest.raises(PE):", "from pkg import ParseError as PE\n") == ("ParseError", None)
     assert blinded("with self.assertRaises(KeyError):") == ("KeyError", None)
-    for unknown in ("with pytest.raises(Err):", "with pytest.raises(ValueError) as info:",
+    for unknown in ("with pytest.raises(Err):", "with pytest.raises(ValueError) as info:", "with self.assertRaises(self.error):",
+                    "with pytest.raises(errs.ParseError):",
                     "with pytest.raises((KeyError, ValueError)):", "with pytest.raises(ValueError, match=PATTERN):"):
         assert blinded(unknown, "Err = make()\n") is None, unknown
