@@ -23,6 +23,7 @@ class DropReason(StrEnum):
     not_verified = "not_verified"
     not_resolved = "not_resolved"
     not_submitted = "not_submitted"
+    suspect_pass = "suspect_pass"
     repeated_action = "repeated_action"
     action_cycle = "action_cycle"
     duplicate_actions = "duplicate_actions"

@@ -33,3 +33,22 @@ def test_a_resolved_run_that_did_not_submit_is_dropped():
     (drop,) = ResolvedFilter().run([a]).drops
     assert drop.reason == DropReason.not_submitted and drop.detail == "exit max_turns"
     assert ResolvedFilter(ResolvedConfig(require_submitted=False)).run([a]).kept == [a]
+
+
+WEAK = "weak controls: 1 of 1 FAIL_TO_PASS tests have only copies that a forger may tell apart"
+
+
+@pytest.mark.parametrize(("flags", "dropped"), [
+    ([WEAK, "static: touches_test_machinery"], True),
+    (["static: introspects_interpreter", WEAK], True),
+    ([WEAK], False),  # weak controls alone: the patch does nothing a forger needs
+    (["static: touches_test_machinery", "static: defines_eq"], False),  # strong controls held
+    ([WEAK, "static: defines_eq", "static: exits_process"], False),
+])
+def test_a_pass_with_weak_controls_by_a_patch_reaching_into_the_test_machinery_is_not_taught(flags, dropped):
+    a = attempt().model_copy(update={"verdict": Verdict(resolved=True, flags=flags)})
+    result = ResolvedFilter().run([a])
+    assert (result.kept == []) is dropped
+    if dropped:
+        assert result.drops[0].reason == DropReason.suspect_pass and "weak controls and" in result.drops[0].detail
+    assert ResolvedFilter(ResolvedConfig(drop_suspect=False)).run([a]).kept == [a]
