@@ -188,8 +188,8 @@ def plan_controls(task: Task, sources: dict[str, str], rng: random.Random, count
     run_ids = [renamed.get(i, i) for i in ids]
     told = {p.original.id(param) for p, _ in made if p.site.told for param in p.site.params}
     # an original under its own name with two copies or more: the name a word from all the others
-    groups = Counter(p.original.id("") for p, _ in made)
-    told |= {p.original.id(param) for p, _ in made if groups[p.original.id("")] > 1 and p.original.id("") not in moved
+    copies_of = Counter(p.original.id("") for p, _ in made)
+    told |= {p.original.id(param) for p, _ in made if copies_of[p.original.id("")] > 1 and p.original.id("") not in moved
              for param in p.original.f2p_params}
     told_apart = [i for i in task.FAIL_TO_PASS if i in told]
     # blind: every FAIL_TO_PASS test, every test with copies and every copy (a group of twins is
