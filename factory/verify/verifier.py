@@ -11,12 +11,19 @@ attempt keeps its trajectory and a resumed run verifies it again. Only a contain
 code under test brought down itself is held against the patch, and here that can only be by
 memory (`SandboxCrashed.oom`): the tests run as uid 1000, which cannot end root's init, so a
 death without an outside `kill` (a host OOM killer, a crashed shim) is the engine's.
+
+A verifier made with `reuse=True` (a run's) verifies each distinct verification once: a patch
+identical to one already verified for a task alike in everything a verification reads
+(`verification_key`), or being verified, gets a copy of that verdict flagged `REUSED`. Only
+verdicts are kept: a verification that fails on infrastructure or is cancelled is done afresh
+the next time it is asked for.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import json
 import logging
 import random
@@ -71,13 +78,35 @@ class Hidden:
     classes: classes.Classes
 
 
+REUSED = "reused verdict of an identical patch"
+"""Flag of a verdict copied from an identical verification in this process (`DockerVerifier(reuse=True)`)."""
+NOT_READ = {"instance_id", "repo", "source", "alt_fixes"}
+"""Task fields no verification reads: its names, and the other fixes only validation checks."""
+
+
+def verification_key(task: Task, patch: str) -> str:
+    """A digest of what a verification reads: the patch and the task but for `NOT_READ`. Two
+    tasks alike in all of that are one verification, whatever their ids; a field added to Task
+    is in the key unless named in `NOT_READ` (it can cost a reuse, never give a wrong one)."""
+    inputs = {"task": task.model_dump(mode="json", exclude=NOT_READ), "patch": patch}
+    return hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()
+
+
+@dataclass
+class _Shared:
+    """A verification under way, and how many calls wait for it."""
+
+    verdict: asyncio.Future[Verdict]
+    waiting: int = 0
+
+
 # verdicts made before any test ran, by the check their reason names
 DECIDED_BEFORE_TESTS = {Reason.patch_rejected: Check.policy, Reason.patch_failed: Check.apply}
 
 
 class DockerVerifier:
     def __init__(self, config: VerifierConfig | None = None, sandbox: SandboxConfig | None = None, run_id: str = "verify",
-                 puller: Puller | None = None):
+                 puller: Puller | None = None, reuse: bool = False):
         self.config = config or VerifierConfig()
         # root: nothing in a verification runs as the agent (the tests run as TEST_UID), so no agent
         # user is made and the repo is not handed over to one
@@ -90,8 +119,53 @@ class DockerVerifier:
         """Each image's files outside the repo that `_setup_script` looks at (by image id)."""
         self._gold_seconds: dict[str, asyncio.Future] = {}
         """Verification time of each never-validated task's gold fix, measured when a run of it was slow."""
+        self.reuse = reuse
+        """Give an identical verification the verdict of the first (a run); off where repeats must
+        run again (validation's `repeat`, the benches' rounds)."""
+        self._verdicts: dict[str, Verdict] = {}
+        """With `reuse`, every verdict given, by `verification_key`: a few kB each, kept for the process's life."""
+        self._in_flight: dict[str, _Shared] = {}
+        """With `reuse`, the verifications under way, by `verification_key`."""
 
     async def verify(self, task: Task, patch: str) -> Verdict:
+        """The verdict on `patch`. With `reuse`, a verification identical to one done or under way
+        here gets a copy of its verdict flagged `REUSED`, its `seconds` this call's own wait (next
+        to nothing when the verdict was at hand). Calls waiting for a verification share its error too."""
+        if not self.reuse:
+            return await self._verify(task, patch)
+        started, key = time.monotonic(), verification_key(task, patch)
+        if key in self._verdicts:
+            return _reused(self._verdicts[key], started)
+        if key in self._in_flight:
+            return _reused(await self._wait(key, self._in_flight[key]), started)
+        shared = self._in_flight[key] = _Shared(asyncio.ensure_future(self._kept(key, task, patch)))
+        return (await self._wait(key, shared)).model_copy(deep=True)  # the kept verdict is never handed out
+
+    async def _kept(self, key: str, task: Task, patch: str) -> Verdict:
+        """`_verify`, its verdict kept for the identical verifications to come; an error is not."""
+        try:
+            self._verdicts[key] = await self._verify(task, patch)
+        finally:
+            self._ended(key, asyncio.current_task())
+        return self._verdicts[key]
+
+    async def _wait(self, key: str, shared: _Shared) -> Verdict:
+        """The shared verdict; one caller cancelled leaves the verification to the others, the last cancels it."""
+        shared.waiting += 1
+        try:
+            return await asyncio.shield(shared.verdict)
+        finally:
+            shared.waiting -= 1
+            if not shared.waiting and not shared.verdict.done():
+                shared.verdict.cancel()
+                self._ended(key, shared.verdict)  # now: the next call must not wait for its cleanup
+
+    def _ended(self, key: str, verification: asyncio.Future | None) -> None:
+        """`verification` of `key` is no longer under way (a newer one may be, and stays)."""
+        if key in self._in_flight and self._in_flight[key].verdict is verification:
+            del self._in_flight[key]
+
+    async def _verify(self, task: Task, patch: str) -> Verdict:
         started = time.monotonic()
         flags = static_flags(patch)
         refused = mode_refusal(patch)
@@ -287,7 +361,8 @@ class DockerVerifier:
         """Seconds the gold fix takes to verify (as `factory tasks validate` measures); None when it
         does not resolve, so the task keeps the flat limit."""
         with contextlib.suppress(VerifyError):
-            verdict = await self.verify(task.model_copy(update={"test_seconds": self.config.timeout}), task.gold_patch)
+            # never a reused verdict: its seconds would be a wait, not the gold fix's time
+            verdict = await self._verify(task.model_copy(update={"test_seconds": self.config.timeout}), task.gold_patch)
             return verdict.seconds if verdict.resolved else None
         return None
 
@@ -301,6 +376,10 @@ class DockerVerifier:
                 raise SandboxError(f"could not list the files of {task.image}: {listed.output[-500:]}")
             self._outside[key] = ImageFiles.parse(await sandbox.read_file(OUTSIDE))
         return self._outside[key]
+
+
+def _reused(verdict: Verdict, started: float) -> Verdict:
+    return verdict.model_copy(update={"flags": [*verdict.flags, REUSED], "seconds": time.monotonic() - started}, deep=True)
 
 
 def _setup_script(workdir: str, plan: ControlPlan, outside: ImageFiles) -> str:
