@@ -160,7 +160,7 @@ async def _executor(pipeline: Pipeline, store: RunStore, tasks: list[Task], teac
             await executor.close()
         return
     puller = Puller.of(pipeline.sandbox, note=progress.note)  # one per run: the pool's and the verifier's pulls
-    verifier = DockerVerifier(pipeline.verifier, pipeline.sandbox, run_id=store.run_id, puller=puller)
+    verifier = DockerVerifier(pipeline.verifier, pipeline.sandbox, run_id=store.run_id, puller=puller, reuse=True)
     async with SandboxPool(pipeline.sandbox, run_id=store.run_id, puller=puller) as pool:
         yield {"pool": pool, "verifier": verifier}
 

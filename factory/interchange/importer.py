@@ -119,7 +119,7 @@ async def import_run(path: Path, format_name: str, source: str, run_id: str, *, 
     if verifier is None:
         from factory.verify import DockerVerifier
 
-        verifier = DockerVerifier(run_id=store.run_id)
+        verifier = DockerVerifier(run_id=store.run_id, reuse=True)
     text = pipeline_text(path, format_name, source, [t for _, t in read])
     command = shlex.join(["factory", *sys.argv[1:]])
     with store.locked():
