@@ -35,6 +35,7 @@ from __future__ import annotations
 import ast
 import builtins
 import re
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -179,10 +180,21 @@ def marks_from_outside(src: Source) -> bool:
     return b"pytestmark" in src.data or any(isinstance(n, ast.ClassDef) and n.decorator_list for n in ast.walk(src.tree))
 
 
+_FILE_FACTS: weakref.WeakKeyDictionary[Source, tuple[bool, dict[str, str]]] = weakref.WeakKeyDictionary()
+
+
+def _file_facts(src: Source) -> tuple[bool, dict[str, str]]:
+    """`marks_from_outside` and `_imported` of a parsed file: each walks the whole file, so they
+    are worked out once per parse, not once per test (a file of many tests made that quadratic)."""
+    if src not in _FILE_FACTS:
+        _FILE_FACTS[src] = marks_from_outside(src), _imported(src.tree)
+    return _FILE_FACTS[src]
+
+
 def expected_literals(src: Source, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[int, ast.expr]]:
     """(statement index, literal) of every expected value of `fn` that will be blind, in its body,
     a parametrize row or a raises block: a copy that changes one differs from its original only on the host."""
-    return [(c.index, lit) for c in _checks(fn, marks_from_outside(src), _imported(src.tree)) for lit in c.literals]
+    return [(c.index, lit) for c in _checks(fn, *_file_facts(src)) for lit in c.literals]
 
 
 def covers(literals: list[tuple[int, ast.expr]], index: int, node: ast.expr) -> bool:
@@ -208,9 +220,10 @@ def rewrite(files: dict[str, str], groups: list[set[str]]) -> tuple[dict[str, st
             src = Source(text)
         except (SyntaxError, ValueError):
             continue
-        parsed[path] = src, _imported(src.tree)
+        marks, names = _file_facts(src)
+        parsed[path] = src, names
         for scope, fn in defs(src.tree):
-            found["::".join([path, *scope, fn.name])] = path, _checks(fn, marks_from_outside(src), parsed[path][1])
+            found["::".join([path, *scope, fn.name])] = path, _checks(fn, marks, names)
     edits: dict[str, list[Edit]] = {}
     expected: dict[str, list[Expected]] = {}
     for group in groups:

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import random
 import re
 from collections.abc import Iterator
@@ -79,6 +80,19 @@ class Source:
 
     def text(self, start: int, end: int) -> str:
         return self.data[start:end].decode()
+
+    @functools.cached_property
+    def named(self) -> set[str]:
+        """Every name the file uses, imports from a module or gives a class (one walk per parse)."""
+        names: set[str] = set()
+        for n in ast.walk(self.tree):
+            if isinstance(n, ast.Name):
+                names.add(n.id)
+            elif isinstance(n, ast.ImportFrom):
+                names.update(a.asname or a.name for a in n.names)
+            elif isinstance(n, ast.ClassDef):
+                names.add(n.name)
+        return names
 
 
 # ---------------------------------------------------------------- where a mutation may go

@@ -43,10 +43,7 @@ def file_errors(src: Source, name: str, classes: Classes | None) -> list[str]:
     its original expects `name`: unrelated to it in the repo's class tree (`classes.py`)."""
     if classes is None:
         return []
-    named = {n.id for n in ast.walk(src.tree) if isinstance(n, ast.Name)}
-    named |= {a.asname or a.name for n in ast.walk(src.tree) if isinstance(n, ast.ImportFrom) for a in n.names}
-    named |= {n.name for n in ast.walk(src.tree) if isinstance(n, ast.ClassDef)}
-    return sorted(n for n in named if n != name and classes.error(n) and classes.unrelated(name, n))
+    return sorted(n for n in src.named if n != name and classes.error(n) and classes.unrelated(name, n))
 
 
 @dataclass
