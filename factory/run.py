@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import json
 import logging
@@ -124,21 +125,25 @@ async def _run_held(pipeline: Pipeline, store: RunStore, tasks: list[Task], skip
 
     paid = {teacher_label(t) for t in pipeline.teachers if t.kind != "scripted"}
     warehouse = open_warehouse(pipeline, store, tasks)
-    hooks = render_hooks(build_renderer(template=pipeline.output.template))
-    keeper = Keeper(pipeline.filters, count_tokens=hooks.count_tokens)  # the build's own filters and counts
-    try:
-        async with _executor(pipeline, store, tasks, teachers, paid, progress) as where:
-            scheduler = Scheduler(pipeline, tasks, teachers, store, **where,
-                                  warehouse=warehouse, progress=progress, journal=paid, keeper=keeper)
-            try:
-                result = await scheduler.run()
-            finally:
-                progress.stop()
-        build = None
-        if result.stopped != "interrupted":
-            build = build_run(pipeline, store, result.attempts, tasks, warehouse, hooks=hooks)
-    finally:
-        warehouse.close()
+    # the renderer loads its vocabulary (a second or two) while the first sandboxes start; it is
+    # first needed when an attempt finishes and the keeper counts its tokens
+    with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="renderer") as loader:
+        rendering = loader.submit(lambda: render_hooks(build_renderer(template=pipeline.output.template)))
+        # the build's own filters and counts
+        keeper = Keeper(pipeline.filters, count_tokens=lambda trajectory: rendering.result().count_tokens(trajectory))
+        try:
+            async with _executor(pipeline, store, tasks, teachers, paid, progress) as where:
+                scheduler = Scheduler(pipeline, tasks, teachers, store, **where,
+                                      warehouse=warehouse, progress=progress, journal=paid, keeper=keeper)
+                try:
+                    result = await scheduler.run()
+                finally:
+                    progress.stop()
+            build = None
+            if result.stopped != "interrupted":
+                build = build_run(pipeline, store, result.attempts, tasks, warehouse, hooks=rendering.result())
+        finally:
+            warehouse.close()
     behind = f"{warehouse.behind} attempt(s) not in it yet, as {warehouse.why_behind}" if warehouse.behind else None
     return RunOutcome(store, result, build, skipped, behind)
 
