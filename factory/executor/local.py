@@ -62,7 +62,7 @@ class LocalExecutor:
             trajectory = await run_agent(task, teacher, sandbox, self.agent, attempt_seed=seed, deadline=deadline,
                                          harness=pick(self.agent.harnesses, key.index))
         finally:
-            await self.pool.release(sandbox)
+            self.pool.let_go(sandbox)
         trajectory.teacher = key.teacher
         trajectory.possibly_billed = _cut_off(teacher)  # the journal is gone once the attempt is saved
         trajectory.wall_seconds = trajectory.wall_seconds or time.monotonic() - started

@@ -53,6 +53,7 @@ class SandboxPool:
         self.warming: set[asyncio.Task] = set()
         self.pulling: set[asyncio.Task] = set()  # pulls ahead of need: they hold no slot
         self.trimming: set[asyncio.Task] = set()  # removals of pulled images no longer needed
+        self.removing: set[asyncio.Task] = set()  # containers let go of (`let_go`), on their way out
         self.starting: Counter[tuple[str, str]] = Counter()  # warm containers on their way, per image
 
     async def _create(self, image: str, workdir: str, attempt_id: str) -> DockerSandbox:
@@ -148,11 +149,16 @@ class SandboxPool:
         finally:
             self.slots.release()
 
+    def let_go(self, sandbox: DockerSandbox) -> None:
+        """`release` in the background: its attempt goes on to verification while the engine
+        removes the container (seconds under load); the slot frees once it is gone."""
+        _background(self.release(sandbox), self.removing)
+
     async def close(self) -> None:
         """Cancel warming and remove every container this pool started."""
         for task in [*self.warming, *self.pulling]:
             task.cancel()
-        await asyncio.gather(*self.warming, *self.pulling, return_exceptions=True)
+        await asyncio.gather(*self.warming, *self.pulling, *self.removing, return_exceptions=True)
         await asyncio.gather(*(self.release(s) for s in list(self.live)), return_exceptions=True)
         await asyncio.gather(*self.trimming, return_exceptions=True)
         self.warm.clear()
