@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from factory.records import (
     Attempt,
@@ -50,6 +50,7 @@ class Pool(Protocol):
     def prewarm(self, image: str, workdir: str = "/testbed", count: int | None = None) -> None: ...
     async def acquire(self, image: str, start: StartState, *, workdir: str = "/testbed", attempt_id: str) -> Sandbox: ...
     async def release(self, sandbox: Sandbox) -> None: ...
+    def release_in_background(self, sandbox: Sandbox) -> None: ...
     def done_with(self, image: str) -> None: ...
 
 
@@ -71,6 +72,15 @@ class SessionTeacher(Teacher, Protocol):
 
 class Verifier(Protocol):
     async def verify(self, task: Task, patch: str) -> Verdict: ...
+
+
+@runtime_checkable
+class Anticipating(Protocol):
+    """A verifier told when an attempt begins sampling, so that its verification can start sooner
+    (`factory.verify.ahead`), and when it ended with nothing to verify."""
+
+    def expect(self, task: Task) -> None: ...
+    def unexpect(self, task: Task) -> None: ...
 
 
 @dataclass

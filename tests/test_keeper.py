@@ -72,6 +72,9 @@ class PlanPool:
     async def release(self, sandbox: PlanSandbox) -> None:
         await sandbox.close()
 
+    def release_in_background(self, sandbox: PlanSandbox) -> None:
+        asyncio.get_running_loop().create_task(self.release(sandbox))
+
     def done_with(self, image: str) -> None:
         pass
 

@@ -15,8 +15,8 @@ from factory.agent.loop import run_agent
 from factory.errors import SandboxError
 from factory.executor.late import LateWork
 from factory.journal import JournalTeacher
-from factory.protocols import Pool, Sampled, Teacher, Verifier
-from factory.records import AttemptKey, Exit, PossiblyBilled, Task, Trajectory, Verdict
+from factory.protocols import Anticipating, Pool, Sampled, Teacher, Verifier
+from factory.records import INFRA_EXITS, AttemptKey, Exit, PossiblyBilled, Task, Trajectory, Verdict
 
 
 class LocalExecutor:
@@ -44,6 +44,19 @@ class LocalExecutor:
         return await self.verifier.verify(task, patch)
 
     async def sample(self, task: Task, key: AttemptKey, seed: int, deadline: float) -> Sampled:
+        ahead = self.verifier if isinstance(self.verifier, Anticipating) else None
+        if ahead is not None:
+            ahead.expect(task)
+        sampled = None
+        try:
+            sampled = await self._sample(task, key, seed, deadline)
+        finally:
+            if ahead is not None and (sampled is None or sampled.trajectory.exit in INFRA_EXITS
+                                      or not sampled.trajectory.patch.strip()):
+                ahead.unexpect(task)  # no verification comes of it
+        return sampled
+
+    async def _sample(self, task: Task, key: AttemptKey, seed: int, deadline: float) -> Sampled:
         teacher = self.teachers[key.teacher]
         journal = self.journal(key)
         if journal is not None:
@@ -62,7 +75,7 @@ class LocalExecutor:
             trajectory = await run_agent(task, teacher, sandbox, self.agent, attempt_seed=seed, deadline=deadline,
                                          harness=pick(self.agent.harnesses, key.index))
         finally:
-            self.pool.let_go(sandbox)
+            self.pool.release_in_background(sandbox)
         trajectory.teacher = key.teacher
         trajectory.possibly_billed = _cut_off(teacher)  # the journal is gone once the attempt is saved
         trajectory.wall_seconds = trajectory.wall_seconds or time.monotonic() - started

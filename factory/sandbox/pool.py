@@ -53,7 +53,7 @@ class SandboxPool:
         self.warming: set[asyncio.Task] = set()
         self.pulling: set[asyncio.Task] = set()  # pulls ahead of need: they hold no slot
         self.trimming: set[asyncio.Task] = set()  # removals of pulled images no longer needed
-        self.removing: set[asyncio.Task] = set()  # containers let go of (`let_go`), on their way out
+        self.removing: set[asyncio.Task] = set()  # containers released in the background, on their way out
         self.starting: Counter[tuple[str, str]] = Counter()  # warm containers on their way, per image
 
     async def _create(self, image: str, workdir: str, attempt_id: str) -> DockerSandbox:
@@ -74,11 +74,11 @@ class SandboxPool:
         slots permitting; those already starting count."""
         key = (image, workdir)
         if image not in self.puller.pulls:  # the next image's pull starts ahead of need, warm or not
-            _background(self._pull_ahead(image), self.pulling)
+            background(self._pull_ahead(image), self.pulling)
         want = (self.config.warm if count is None else count) - len(self.warm[key]) - self.starting[key]
         for _ in range(want):
             self.starting[key] += 1
-            _background(self._warm_one(image, workdir), self.warming)
+            background(self._warm_one(image, workdir), self.warming)
 
     async def _pull_ahead(self, image: str) -> None:
         with contextlib.suppress(SandboxError):  # the attempt that needs the image meets it and records it
@@ -87,7 +87,7 @@ class SandboxPool:
     def done_with(self, image: str) -> None:
         """No remaining attempt of the run needs `image` (see `Puller.done_with`); `close` waits for
         what that removes."""
-        _background(self.puller.done_with(image), self.trimming)
+        background(self.puller.done_with(image), self.trimming)
 
     async def _warm_one(self, image: str, workdir: str) -> None:
         try:
@@ -149,10 +149,10 @@ class SandboxPool:
         finally:
             self.slots.release()
 
-    def let_go(self, sandbox: DockerSandbox) -> None:
+    def release_in_background(self, sandbox: DockerSandbox) -> None:
         """`release` in the background: its attempt goes on to verification while the engine
         removes the container (seconds under load); the slot frees once it is gone."""
-        _background(self.release(sandbox), self.removing)
+        background(self.release(sandbox), self.removing)
 
     async def close(self) -> None:
         """Cancel warming and remove every container this pool started."""
@@ -170,7 +170,7 @@ class SandboxPool:
         await self.close()
 
 
-def _background(work, tasks: set[asyncio.Task]) -> None:
+def background(work, tasks: set[asyncio.Task]) -> None:
     """Run `work` as a task held in `tasks` until it ends (so `close` can find it)."""
     task = asyncio.create_task(work)
     tasks.add(task)

@@ -91,3 +91,16 @@ async def test_a_warm_container_removed_by_someone_else_is_replaced(docker_clien
         assert (await sandbox.exec("git log --oneline | wc -l")).output.strip() == "1"
         assert live(docker_client, run_id) == 1
     assert live(docker_client, run_id) == 0
+
+
+async def test_a_sandbox_released_in_background_frees_its_slot_once_gone_and_close_waits_for_it(docker_client):
+    config = SandboxConfig(max_live=1, warm=0, create_rate=20)
+    run_id = unique("pool-background")
+    async with SandboxPool(config, run_id=run_id) as pool:
+        first = await pool.acquire(BASE_IMAGE, StartState(), workdir="/tmp", attempt_id="b1")
+        pool.release_in_background(first)  # returns at once: the caller goes on to verify
+        assert pool.removing and live(docker_client, run_id) == 1
+        second = await asyncio.wait_for(pool.acquire(BASE_IMAGE, StartState(), workdir="/tmp", attempt_id="b2"), 60)
+        assert live(docker_client, run_id) == 1  # the slot came back only when the first was gone
+        pool.release_in_background(second)
+    assert live(docker_client, run_id) == 0 and not pool.removing  # close waited for the removal
