@@ -166,8 +166,11 @@ async def _executor(pipeline: Pipeline, store: RunStore, tasks: list[Task], teac
         return
     puller = Puller.of(pipeline.sandbox, note=progress.note)  # one per run: the pool's and the verifier's pulls
     verifier = DockerVerifier(pipeline.verifier, pipeline.sandbox, run_id=store.run_id, puller=puller, reuse=True)
-    async with SandboxPool(pipeline.sandbox, run_id=store.run_id, puller=puller) as pool:
-        yield {"pool": pool, "verifier": verifier}
+    try:
+        async with SandboxPool(pipeline.sandbox, run_id=store.run_id, puller=puller) as pool:
+            yield {"pool": pool, "verifier": verifier}
+    finally:
+        await verifier.close()
 
 
 def open_warehouse(pipeline: Pipeline, store: RunStore, tasks: list[Task]) -> Warehouse:

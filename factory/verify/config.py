@@ -22,6 +22,9 @@ class VerifierConfig(Section):
     """Verifications at once; None: one per CPU core of this machine. A verification is CPU
     work (a fresh container, the tests), so more at once only makes each slower; they overlap
     with sampling, which waits on the teacher."""
+    ahead: int = Field(default=16, ge=0)
+    """Verification containers started while their attempts sample, at most this many waiting at
+    once (0: each verification starts its own when its attempt ends)."""
     infra_retries: int = Field(default=3, ge=0)
     """Redo a verification this many times (fresh container, backoff) when the engine failed it."""
     retry_wait: float = Field(default=2.0, ge=0)

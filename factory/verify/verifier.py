@@ -41,6 +41,7 @@ from factory.sandbox.docker import DIFF_LIMIT, DockerSandbox
 from factory.sandbox.printed import print_files, printed_files
 from factory.sandbox.pull import ImageUnavailable, Puller
 from factory.verify import classes, gitread
+from factory.verify.ahead import Ahead
 from factory.verify.config import VerifierConfig
 from factory.verify.controls import ControlPlan, hidden_files, plan_controls
 from factory.verify.flags import static_flags
@@ -126,6 +127,7 @@ class DockerVerifier:
         """With `reuse`, every verdict given, by `verification_key`: a few kB each, kept for the process's life."""
         self._in_flight: dict[str, _Shared] = {}
         """With `reuse`, the verifications under way, by `verification_key`."""
+        self.ahead = Ahead(self._started, self.config.ahead)
 
     async def verify(self, task: Task, patch: str) -> Verdict:
         """The verdict on `patch`. With `reuse`, a verification identical to one done or under way
@@ -135,8 +137,10 @@ class DockerVerifier:
             return await self._verify(task, patch)
         started, key = time.monotonic(), verification_key(task, patch)
         if key in self._verdicts:
+            self.unexpect(task)
             return _reused(self._verdicts[key], started)
         if key in self._in_flight:
+            self.unexpect(task)
             return _reused(await self._wait(key, self._in_flight[key]), started)
         shared = self._in_flight[key] = _Shared(asyncio.ensure_future(self._kept(key, task, patch)))
         return (await self._wait(key, shared)).model_copy(deep=True)  # the kept verdict is never handed out
@@ -206,20 +210,8 @@ class DockerVerifier:
         raise AssertionError("unreachable")
 
     async def _run(self, task: Task, patch: str, flags: list[str]) -> Verdict:
-        sandbox = await DockerSandbox.create(
-            task.image, self.sandbox_config, workdir=task.workdir, run_id=self.run_id,
-            attempt_id=f"verify-{task.instance_id}"[:60], memory=self.config.memory, wait=False,
-        )
+        sandbox, listing = await self._at_start(task, patch)
         try:
-            # the start state with the hidden tests in place (nothing is hidden at verification),
-            # and git's listing of the patch against it, in one round trip
-            uploads = {gitread.PATCH: patch} if patch.strip() else {}
-            if task.test_patch:
-                uploads[TEST_PATCH] = task.test_patch
-            printed = await sandbox.prepare(StartState(bug_patch=task.start.bug_patch, base_commit=task.start.base_commit),
-                                            files=uploads, then=gitread.printed_listing_script(unprefixed=gitread.may_lack_prefixes(patch))
-                                            if patch.strip() else "")
-            listing = gitread.read_printed_listing(printed) if patch.strip() else gitread.Listing()
             judged = await self._judge(sandbox, task, listing, flags)
             if isinstance(judged, Verdict):
                 return judged
@@ -231,6 +223,62 @@ class DockerVerifier:
         finally:
             await sandbox.close()
         return grade(task, report, [*judged.flags, *flags])
+
+    async def _at_start(self, task: Task, patch: str) -> tuple[DockerSandbox, gitread.Listing]:
+        """A container at the start state, and git's listing of the patch in it: the one started
+        ahead for it (`Ahead`) while that still answers, else a new one."""
+        ahead = await self.ahead.take(task)
+        if ahead is not None:
+            try:
+                return ahead, await self._listing(ahead, patch)
+            except SandboxError as exc:  # removed or stopped while it waited: not this verification's fault
+                log.info("the container started ahead for %s is unusable (%s); starting a new one", task.instance_id, exc)
+                await ahead.close()
+        sandbox = await self._started(task)
+        try:
+            return sandbox, await self._listing(sandbox, patch)
+        except BaseException:
+            await sandbox.close()
+            raise
+
+    async def _started(self, task: Task) -> DockerSandbox:
+        """A fresh container at the task's start state with the hidden tests in place (nothing is
+        hidden at verification) and its test patch uploaded: where every verification of the task
+        begins, before its patch (`Ahead` starts them while the attempt samples)."""
+        sandbox = await DockerSandbox.create(
+            task.image, self.sandbox_config, workdir=task.workdir, run_id=self.run_id,
+            attempt_id=f"verify-{task.instance_id}"[:60], memory=self.config.memory, wait=False,
+        )
+        try:
+            await sandbox.prepare(StartState(bug_patch=task.start.bug_patch, base_commit=task.start.base_commit),
+                                  files={TEST_PATCH: task.test_patch} if task.test_patch else None)
+        except BaseException:
+            await sandbox.close()
+            raise
+        return sandbox
+
+    async def _listing(self, sandbox: DockerSandbox, patch: str) -> gitread.Listing:
+        """git's listing of the patch against the start state: one upload, one exec."""
+        if not patch.strip():
+            return gitread.Listing()
+        await sandbox.write_files({gitread.PATCH: patch}, owner="root")
+        result = await sandbox.exec(gitread.printed_listing_script(unprefixed=gitread.may_lack_prefixes(patch)),
+                                    timeout=600, user="root", output_limit=DIFF_LIMIT)
+        if result.exit_code != 0 or result.truncated_bytes:
+            raise SandboxError(f"could not list the agent patch: {result.output[-2000:]}")
+        return gitread.read_printed_listing(result.output)
+
+    def expect(self, task: Task) -> None:
+        """An attempt of `task` began sampling: its verification container may start now (`Ahead`)."""
+        self.ahead.expect(task)
+
+    def unexpect(self, task: Task) -> None:
+        """An attempt of `task` ended with nothing to verify."""
+        self.ahead.unexpect(task)
+
+    async def close(self) -> None:
+        """Remove the containers started ahead and not used."""
+        await self.ahead.close()
 
     async def _judge(self, sandbox: DockerSandbox, task: Task, listing: gitread.Listing, flags: list[str]) -> Decision | Verdict:
         """The policy's judgement of what git reads in the patch; a Verdict when git cannot read it or it is refused."""

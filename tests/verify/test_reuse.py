@@ -22,10 +22,10 @@ pytestmark = pytest.mark.docker
 class Counted:
     """A reusing verifier of its own run label, and the containers the engine made under that label."""
 
-    def __init__(self, docker_client, reuse: bool = True, retries: int = 2):
+    def __init__(self, docker_client, reuse: bool = True, retries: int = 2, ahead: int = 16):
         self.client, self.since = docker_client, time.time()
         self.run_id = f"verify-reuse-{uuid.uuid4().hex[:8]}"
-        config = VerifierConfig(timeout=20, memory="512m", infra_retries=retries, retry_wait=0.1)
+        config = VerifierConfig(timeout=20, memory="512m", infra_retries=retries, retry_wait=0.1, ahead=ahead)
         self.verifier = DockerVerifier(config, run_id=self.run_id, reuse=reuse)
 
     def containers(self, action: str = "create") -> int:
