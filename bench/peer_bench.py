@@ -58,7 +58,10 @@ ENGINE = ("dockerd", "containerd", "containerd-shim")  # comm is cut at 15 chars
 def script(bug_patch: str) -> list[str]:
     """The four commands of an attempt; the last one solves the task."""
     path = re.search(r"^diff --git a/(\S+)", bug_patch, re.M).group(1)
-    fix = f"echo {base64.b64encode(bug_patch.encode()).decode()} | base64 -d | git apply -R"
+    # the fix, and a comment no other attempt writes: every patch differs, as real attempts' do,
+    # so that each is verified on its own (identical patches share one verification)
+    fix = (f"echo {base64.b64encode(bug_patch.encode()).decode()} | base64 -d | git apply -R"
+           f" && echo \"# attempt $(cat /proc/sys/kernel/random/uuid)\" >> {path}")
     return ["ls", f"grep -n 'def ' {path} | head -20", "git status --short | head -5", fix]
 
 
@@ -206,8 +209,9 @@ class EngineMeter:
 
 @dataclass
 class Result:
-    wall: float
-    sampled: float  # until the last attempt's agent loop ended (mini: its whole run)
+    wall: float  # the whole run (factory's: its dataset, card and plots built too)
+    sampled: float  # until the last attempt's sampling ended (mini: its whole run)
+    verified: float  # until the last attempt's verdict (mini: its whole run, which verifies none)
     attempts: int
     calls: int
     daemons: float  # dockerd + containerd
@@ -302,7 +306,7 @@ def run_mini(python: Path, rows: list[dict], port: int, work: Path, run_id: str)
             submitted += 1
     if submitted < n:
         problems.append(f"mini: {n - submitted} of {n} attempt(s) did not submit a patch")
-    return Result(driver["wall"], driver["wall"], submitted, calls, meter.daemons, meter.shims, driver["cli"], problems)
+    return Result(driver["wall"], driver["wall"], driver["wall"], submitted, calls, meter.daemons, meter.shims, driver["cli"], problems)
 
 
 async def run_factory(rows: list[dict], port: int, work: Path, run_id: str) -> Result:
@@ -313,6 +317,7 @@ async def run_factory(rows: list[dict], port: int, work: Path, run_id: str) -> R
     from factory.progress import QuietProgress
     from factory.run import run_pipeline
     from factory.sandbox import remove_containers
+    from factory.verify.verifier import REUSED
     from tests.swesmith_layout import SWESMITH_KEYS
 
     n = len(rows)
@@ -332,10 +337,24 @@ sampling: {{attempts_per_task: 1, max_in_flight: {n}}}
 filters: {{cap: {{enabled: false}}}}
 output: {{dir: {work / "runs"}}}
 """)
+    class Clocked(QuietProgress):
+        """Notes when each attempt's sampling ended (its sandbox start included), and when it was recorded with its verdict."""
+
+        ended: list[float] = []  # noqa: RUF012 - one class per run
+        verdicts: list[float] = []
+
+        def sampled(self, key: object) -> None:
+            super().sampled(key)
+            self.ended.append(time.perf_counter())
+
+        def finished(self, attempt: object, scheduler: object) -> None:
+            super().finished(attempt, scheduler)
+            self.verdicts.append(time.perf_counter())
+
     with EngineMeter() as meter:
-        started, clock = time.perf_counter(), time.time()
+        started = time.perf_counter()
         try:
-            outcome = await run_pipeline(load_pipeline(pipeline), run_id=run_id, progress=QuietProgress(), command="bench")
+            outcome = await run_pipeline(load_pipeline(pipeline), run_id=run_id, progress=Clocked(), command="bench")
         finally:
             wall = time.perf_counter() - started
             remove_containers(run_id=run_id)
@@ -347,9 +366,11 @@ output: {{dir: {work / "runs"}}}
         problems.append(f"factory: {n - len(attempts)} of {n} attempt(s) never recorded")
     calls = sum(1 for a in attempts if a.trajectory for m in a.trajectory.messages for c in m.tool_calls if c.name == "bash")
     verified = sum(1 for a in attempts if a.verdict and a.verdict.resolved)
-    sampled = max((a.started_at.timestamp() + a.trajectory.wall_seconds - clock for a in attempts
-                   if a.started_at and a.trajectory), default=float("nan"))
-    return Result(wall, sampled, verified, calls, meter.daemons, meter.shims, None, problems)
+    reused = sum(1 for a in attempts if a.verdict and REUSED in a.verdict.flags)
+    if reused:  # the teacher's patches all differ: each must have had its own verification
+        problems.append(f"factory: {reused} verdict(s) reused, not verified on their own")
+    sampled = max(Clocked.ended, default=float("nan")) - started
+    return Result(wall, sampled, max(Clocked.verdicts, default=float("nan")) - started, verified, calls, meter.daemons, meter.shims, None, problems)
 
 
 # ---- the bench
@@ -377,8 +398,8 @@ def main(sizes: list[int], delay: float) -> int:
                   f" SWE-smith-layout tasks copied N times ({image}); stand-in teacher on loopback, {delay:.0f} s per"
                   f" turn, {TURNS} turns per attempt; engine CPU s = daemons (dockerd + containerd) + shims (with runc and"
                   f" what ran inside); {os.cpu_count()} cores")
-            print(f"  {'N':>4} {'tool':>8} {'wall s':>7} {'sampled':>8} {'done':>5} {'calls':>6} {'daemons s':>9} {'shims s':>8}"
-                  f" {'per call':>9} {'per att.':>9} {'CLI s':>7} {'factory/mini':>13}")
+            print(f"  {'N':>4} {'tool':>8} {'wall s':>7} {'sampled':>8} {'verified':>8} {'done':>5} {'calls':>6} {'daemons s':>9}"
+                  f" {'shims s':>8} {'per call':>9} {'per att.':>9} {'CLI s':>7} {'verified/mini':>14} {'wall/mini':>10}")
             for n in sizes:
                 stamp = int(time.time())
                 runs = {}
@@ -394,9 +415,11 @@ def main(sizes: list[int], delay: float) -> int:
                         remove_containers(run_id=run_id)
                 for tool, r in runs.items():
                     total = r.daemons + r.shims
-                    ratio = f"{runs['factory'].wall / runs['mini'].wall:13.2f}" if tool == "factory" else ""
+                    f, m = runs["factory"], runs["mini"]
+                    ratio = f"{f.verified / m.wall:14.2f} {f.wall / m.wall:10.2f}" if tool == "factory" else ""
                     cli = f"{r.cli:7.1f}" if r.cli is not None else f"{'-':>7}"
-                    print(f"  {n:4d} {tool:>8} {r.wall:7.1f} {r.sampled:8.1f} {r.attempts:5d} {r.calls:6d} {r.daemons:9.1f}"
+                    print(f"  {n:4d} {tool:>8} {r.wall:7.1f} {r.sampled:8.1f} {r.verified:8.1f} {r.attempts:5d} {r.calls:6d}"
+                          f" {r.daemons:9.1f}"
                           f" {r.shims:8.1f} {total / max(r.calls, 1):9.3f} {total / max(r.attempts, 1):9.2f} {cli} {ratio}",
                           flush=True)
                     problems += r.problems

@@ -50,8 +50,10 @@ def test_both_formats_carry_the_same_four_commands(bench):
         if turn < bench.TURNS - 1:
             assert calls == [("bash", {"command": command})] and action == command
         else:  # the fix, then each tool's way to submit
-            encoded = re.fullmatch(r"echo (\S+) \| base64 -d \| git apply -R", command).group(1)
-            assert base64.b64decode(encoded).decode() == task.start.bug_patch
+            fixed = re.fullmatch(r'echo (\S+) \| base64 -d \| git apply -R && echo "# attempt (.+)" >> (\S+)', command)
+            assert base64.b64decode(fixed.group(1)).decode() == task.start.bug_patch
+            assert fixed.group(2) == "$(cat /proc/sys/kernel/random/uuid)"  # every attempt's patch differs
+            assert fixed.group(3) in task.start.bug_patch
             assert calls[1] == ("submit", {})
             assert action == f"{command} && echo {bench.SUBMIT} && git diff"
 
