@@ -268,5 +268,5 @@ async def test_verifications_at_once_follow_the_verifier_setting_not_the_samplin
     assert all(a.verdict is not None for a in result.attempts)
 
 
-def test_verifications_default_to_one_per_core_and_one_more():
-    assert VerifierConfig().concurrency() == os.cpu_count() + 1
+def test_verifications_default_to_one_per_core():
+    assert VerifierConfig().concurrency() == os.cpu_count()

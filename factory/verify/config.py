@@ -19,10 +19,9 @@ class VerifierConfig(Section):
     memory: str = "4g"
     """Memory limit of the verification container."""
     max_concurrent: int | None = Field(default=None, ge=1)
-    """Verifications at once; None: one per CPU core of this machine and one more. A verification
-    is CPU work (a fresh container, the tests) with waits on the engine between its steps: the one
-    more fills those (64 verifications on 2 cores: 71 s at 3, 79 s at 2; more at once is no
-    faster). They overlap with sampling, which waits on the teacher."""
+    """Verifications at once; None: one per CPU core of this machine. A verification is CPU
+    work (a fresh container, the tests), so more at once only makes each slower; they overlap
+    with sampling, which waits on the teacher."""
     ahead: int = Field(default=16, ge=0)
     """Verification containers started while their attempts sample, at most this many waiting at
     once (0: each verification starts its own when its attempt ends)."""
@@ -32,7 +31,7 @@ class VerifierConfig(Section):
     """Seconds before the first redo; doubles (with jitter) each time."""
 
     def concurrency(self) -> int:
-        return self.max_concurrent or (os.cpu_count() or 1) + 1
+        return self.max_concurrent or os.cpu_count() or 1
 
     def timeout_for(self, measured_seconds: float | None) -> float:
         """The test time limit of a task whose gold fix took `measured_seconds` to verify."""
