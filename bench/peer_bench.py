@@ -340,16 +340,16 @@ output: {{dir: {work / "runs"}}}
     class Clocked(QuietProgress):
         """Notes when each attempt's sampling ended (its sandbox start included), and when it was recorded with its verdict."""
 
-        ended: list[float] = []  # noqa: RUF012 - one class per run
-        verdicts: list[float] = []
+        sampled_at: list[float] = []  # noqa: RUF012 - one class per run
+        verdict_at: list[float] = []  # noqa: RUF012
 
         def sampled(self, key: object) -> None:
             super().sampled(key)
-            self.ended.append(time.perf_counter())
+            self.sampled_at.append(time.perf_counter())
 
         def finished(self, attempt: object, scheduler: object) -> None:
             super().finished(attempt, scheduler)
-            self.verdicts.append(time.perf_counter())
+            self.verdict_at.append(time.perf_counter())
 
     with EngineMeter() as meter:
         started = time.perf_counter()
@@ -369,8 +369,8 @@ output: {{dir: {work / "runs"}}}
     reused = sum(1 for a in attempts if a.verdict and REUSED in a.verdict.flags)
     if reused:  # the teacher's patches all differ: each must have had its own verification
         problems.append(f"factory: {reused} verdict(s) reused, not verified on their own")
-    sampled = max(Clocked.ended, default=float("nan")) - started
-    return Result(wall, sampled, max(Clocked.verdicts, default=float("nan")) - started, verified, calls, meter.daemons, meter.shims, None, problems)
+    sampled = max(Clocked.sampled_at, default=float("nan")) - started
+    return Result(wall, sampled, max(Clocked.verdict_at, default=float("nan")) - started, verified, calls, meter.daemons, meter.shims, None, problems)
 
 
 # ---- the bench
