@@ -35,7 +35,6 @@ from __future__ import annotations
 import ast
 import builtins
 import re
-import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -79,7 +78,7 @@ class _Check:
 
 def _checks(fn: ast.FunctionDef | ast.AsyncFunctionDef, file_marks: bool, names: dict[str, str]) -> list[_Check]:
     """Each blindable check of a test (`file_marks`: its file may parametrize it from outside;
-    `names`: what the file's imports bind, `_imported`)."""
+    `names`: what the file's imports bind, `Source.bound`)."""
     if any("xfail" in ast.unparse(d) for d in fn.decorator_list):
         return []  # a check that no longer raises would turn xfailed into xpassed
     rows = [] if file_marks else mutants.parametrize_rows(fn)
@@ -133,24 +132,6 @@ def _class_name(node: ast.expr, names: dict[str, str]) -> str | None:
     return None
 
 
-def _imported(tree: ast.Module) -> dict[str, str]:
-    """Name bound at the top of a file -> the name of what it binds: `from m import A as B`
-    binds B to A, `import m` binds m; a class statement binds its own name. Names bound
-    otherwise are not known."""
-    bound: dict[str, str] = {}
-    for node in tree.body:
-        if isinstance(node, ast.ImportFrom):
-            bound.update({a.asname or a.name: a.name for a in node.names if a.name != "*"})
-        elif isinstance(node, ast.Import):
-            bound.update({a.asname or a.name.split(".")[0]: a.name for a in node.names})
-        elif isinstance(node, ast.ClassDef):
-            bound[node.name] = node.name
-    assigned = {n.id for node in ast.walk(tree) if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign))
-                for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
-                for n in ast.walk(t) if isinstance(n, ast.Name)}
-    return {k: v for k, v in bound.items() if k not in assigned}
-
-
 def _column(fn: ast.FunctionDef | ast.AsyncFunctionDef, rows: list[mutants.Row], name: str, how: str) -> list[ast.expr]:
     """The value of argument `name` in every row, when each is a plain literal, each row's id is
     written out (blanking the value leaves the ids as they are) and the test reads `name` only
@@ -175,26 +156,10 @@ def _plain_literal(node: ast.expr) -> bool:
     return True
 
 
-def marks_from_outside(src: Source) -> bool:
-    """A class or module mark may add to its tests' ids: their rows are then not known by their ids."""
-    return b"pytestmark" in src.data or any(isinstance(n, ast.ClassDef) and n.decorator_list for n in ast.walk(src.tree))
-
-
-_FILE_FACTS: weakref.WeakKeyDictionary[Source, tuple[bool, dict[str, str]]] = weakref.WeakKeyDictionary()
-
-
-def _file_facts(src: Source) -> tuple[bool, dict[str, str]]:
-    """`marks_from_outside` and `_imported` of a parsed file: each walks the whole file, so they
-    are worked out once per parse, not once per test (a file of many tests made that quadratic)."""
-    if src not in _FILE_FACTS:
-        _FILE_FACTS[src] = marks_from_outside(src), _imported(src.tree)
-    return _FILE_FACTS[src]
-
-
 def expected_literals(src: Source, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[int, ast.expr]]:
     """(statement index, literal) of every expected value of `fn` that will be blind, in its body,
     a parametrize row or a raises block: a copy that changes one differs from its original only on the host."""
-    return [(c.index, lit) for c in _checks(fn, *_file_facts(src)) for lit in c.literals]
+    return [(c.index, lit) for c in _checks(fn, src.marked_from_outside, src.bound) for lit in c.literals]
 
 
 def covers(literals: list[tuple[int, ast.expr]], index: int, node: ast.expr) -> bool:
@@ -220,10 +185,9 @@ def rewrite(files: dict[str, str], groups: list[set[str]]) -> tuple[dict[str, st
             src = Source(text)
         except (SyntaxError, ValueError):
             continue
-        marks, names = _file_facts(src)
-        parsed[path] = src, names
+        parsed[path] = src, src.bound
         for scope, fn in defs(src.tree):
-            found["::".join([path, *scope, fn.name])] = path, _checks(fn, marks, names)
+            found["::".join([path, *scope, fn.name])] = path, _checks(fn, src.marked_from_outside, src.bound)
     edits: dict[str, list[Edit]] = {}
     expected: dict[str, list[Expected]] = {}
     for group in groups:

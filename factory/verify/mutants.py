@@ -81,6 +81,33 @@ class Source:
     def text(self, start: int, end: int) -> str:
         return self.data[start:end].decode()
 
+    # facts of the whole file, each one walk of it per parse: worked out per test, they made
+    # planning a file of many tests quadratic
+
+    @functools.cached_property
+    def bound(self) -> dict[str, str]:
+        """Name bound at the top of the file -> the name of what it binds: `from m import A as B`
+        binds B to A, `import m` binds m; a class statement binds its own name. Names bound
+        otherwise are not known."""
+        bound: dict[str, str] = {}
+        for node in self.tree.body:
+            if isinstance(node, ast.ImportFrom):
+                bound.update({a.asname or a.name: a.name for a in node.names if a.name != "*"})
+            elif isinstance(node, ast.Import):
+                bound.update({a.asname or a.name.split(".")[0]: a.name for a in node.names})
+            elif isinstance(node, ast.ClassDef):
+                bound[node.name] = node.name
+        assigned = {n.id for node in ast.walk(self.tree) if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign))
+                    for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+                    for n in ast.walk(t) if isinstance(n, ast.Name)}
+        return {k: v for k, v in bound.items() if k not in assigned}
+
+    @functools.cached_property
+    def marked_from_outside(self) -> bool:
+        """A class or module mark may add to its tests' ids: their rows are then not known by their ids."""
+        return b"pytestmark" in self.data or any(isinstance(n, ast.ClassDef) and n.decorator_list
+                                                  for n in ast.walk(self.tree))
+
     @functools.cached_property
     def named(self) -> set[str]:
         """Every name the file uses, imports from a module or gives a class (one walk per parse)."""
