@@ -50,7 +50,7 @@ class Classes:
     whole: bool = True
     """Every header was read whole (none spans lines)."""
     _trees: dict[str, set[str] | None] = field(default_factory=dict, repr=False, compare=False)
-    """Each class's ancestry once worked out (the tree does not change once read)."""
+    """Each class's lineage once worked out (the tree does not change once read)."""
 
     @classmethod
     def parse(cls, listing: str) -> Classes:
@@ -64,40 +64,31 @@ class Classes:
             found.bases.setdefault(name, set()).update(aliases.get(p, p) for p in parts if p)
         return found
 
-    def ancestors(self, name: str, _seen: frozenset[str] = frozenset()) -> set[str] | None:
+    def ancestors(self, name: str) -> set[str] | None:
         """`name` and every class it derives from; None where some of that is not known (a base the
-        headers do not define, or a cycle: either way whatever path leads there, so kept once found)."""
-        if name in self._trees:
-            return self._trees[name]
-        builtin = getattr(builtins, name, None)
-        if isinstance(builtin, type) and name not in self.bases:
-            return {c.__name__ for c in builtin.__mro__}
-        if name not in self.bases or name in _seen:
-            return None
-        found: set[str] | None = {name}
-        for base in self.bases[name] or {"object"}:
-            above = self.ancestors(base, _seen | {name})
-            if above is None:
-                found = None
-                break
-            found |= above
-        self._trees[name] = found
-        return found
+        headers do not define, or a cycle)."""
+        found = self.lineage(name)
+        return None if found is None or self._outside(found) else found
 
     def lineage(self, name: str, _seen: frozenset[str] = frozenset()) -> set[str] | None:
         """`name` and every class it derives from, a base the repo does not define standing for
-        itself (a root outside the repo); None for a cycle."""
+        itself (a root outside the repo); None for a cycle (whatever path leads there, so kept
+        once found)."""
+        if name in self._trees:
+            return self._trees[name]
         if name in _seen:
             return None
         builtin = getattr(builtins, name, None)
         if name not in self.bases:
             return {c.__name__ for c in builtin.__mro__} if isinstance(builtin, type) else {name}
-        found: set[str] = {name}
+        found: set[str] | None = {name}
         for base in self.bases[name] or {"object"}:
             above = self.lineage(base, _seen | {name})
             if above is None:
-                return None
+                found = None
+                break
             found |= above
+        self._trees[name] = found
         return found
 
     def error(self, name: str) -> bool:
