@@ -23,6 +23,7 @@ from collections.abc import Awaitable, Callable
 from factory.errors import SandboxError
 from factory.records import Task
 from factory.sandbox.docker import DockerSandbox
+from factory.sandbox.pool import background
 
 AT_ONCE = 2
 log = logging.getLogger(__name__)
@@ -85,6 +86,4 @@ class Ahead:
             with contextlib.suppress(BaseException):
                 await (await job).close()
 
-        task = asyncio.create_task(leave())
-        self._leaving.add(task)
-        task.add_done_callback(self._leaving.discard)
+        background(leave(), self._leaving)
