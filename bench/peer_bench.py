@@ -338,25 +338,24 @@ filters: {{cap: {{enabled: false}}}}
 output: {{dir: {work / "runs"}}}
 """)
     class Clocked(QuietProgress):
-        """Notes when each attempt's sampling ended (its sandbox start included), and when it was recorded with its verdict."""
+        """Notes when each attempt's sampling ended (its sandbox start included); `finishes`
+        (Progress's own) when each was recorded with its verdict."""
 
-        sampled_at: list[float] = []  # noqa: RUF012 - one class per run
-        verdict_at: list[float] = []  # noqa: RUF012
+        def __init__(self) -> None:
+            super().__init__()
+            self.sampled_at: list[float] = []
 
         def sampled(self, key: object) -> None:
             super().sampled(key)
-            self.sampled_at.append(time.perf_counter())
+            self.sampled_at.append(time.monotonic())
 
-        def finished(self, attempt: object, scheduler: object) -> None:
-            super().finished(attempt, scheduler)
-            self.verdict_at.append(time.perf_counter())
-
+    progress = Clocked()
     with EngineMeter() as meter:
-        started = time.perf_counter()
+        started = time.monotonic()
         try:
-            outcome = await run_pipeline(load_pipeline(pipeline), run_id=run_id, progress=Clocked(), command="bench")
+            outcome = await run_pipeline(load_pipeline(pipeline), run_id=run_id, progress=progress, command="bench")
         finally:
-            wall = time.perf_counter() - started
+            wall = time.monotonic() - started
             remove_containers(run_id=run_id)
     attempts = outcome.store.attempts()
     problems = [f"factory: {why}" for a in attempts if (why := lost_reason(a))]
@@ -369,8 +368,8 @@ output: {{dir: {work / "runs"}}}
     reused = sum(1 for a in attempts if a.verdict and REUSED in a.verdict.flags)
     if reused:  # the teacher's patches all differ: each must have had its own verification
         problems.append(f"factory: {reused} verdict(s) reused, not verified on their own")
-    sampled = max(Clocked.sampled_at, default=float("nan")) - started
-    return Result(wall, sampled, max(Clocked.verdict_at, default=float("nan")) - started, verified, calls, meter.daemons, meter.shims, None, problems)
+    sampled = max(progress.sampled_at, default=float("nan")) - started
+    return Result(wall, sampled, max(progress.finishes, default=float("nan")) - started, verified, calls, meter.daemons, meter.shims, None, problems)
 
 
 # ---- the bench
