@@ -213,9 +213,9 @@ def _blind(src: Source, names: dict[str, str], number: int, c: _Check, edits: li
     """Add the edits that make check `c` blind as check `number`; what it expects."""
     if c.how == "raises":
         edits.append(_blanked(src, c.other, f"{RAISES}({number}", ")"))
-        pattern = ast.literal_eval(c.literals[1]) if len(c.literals) > 1 else None
+        pattern = mutants.literal(c.literals[1]) if len(c.literals) > 1 else None
         return Expected(c.index, c.stmt.lineno, c.how, (_class_name(c.literals[0], names), pattern))
-    values = [ast.literal_eval(lit) for lit in c.literals]
+    values = [mutants.literal(lit) for lit in c.literals]
     # the expected value's kind (a list, a str: never its value) lets an object that equals its
     # projection to that kind be sent as it; the same in every twin, as copies keep the kind
     kinds = {type(v).__name__ for v in values}

@@ -116,7 +116,7 @@ class _Original:
 def _parsed(text: str) -> ast.Module | None:
     """A planted file parsed once, however many of its tests' failures are placed in it."""
     try:
-        return ast.parse(text)
+        return mutants.parse(text)
     except SyntaxError:
         return None
 
@@ -428,7 +428,7 @@ def _write(picks: list[_Pick], parsed: dict[str, Source], rng: random.Random):
             made = list(zip(mine, names, strict=True))
             moved = dict(zip(seen, new_names, strict=True))
             try:
-                tree = ast.parse(text)
+                tree = mutants.parse(text)
             except SyntaxError:
                 tree = None
             bad = [p for p, name in made if tree is None or not _confirmed(tree, p, name, moved.get(p.original))]
@@ -480,7 +480,7 @@ def _order(ids: list[str], controls: list[Control], files: dict[str, str], rng: 
     shuffled = dict(zip(params, rng.sample(range(len(params)), len(params)), strict=True))
     lines: dict[str, int] = {}
     for path, text in files.items():
-        for scope, node in defs(ast.parse(text)):
+        for scope, node in defs(mutants.parse(text)):
             lines["::".join([path, *scope, node.name])] = node.lineno
     file_rank = {p: i for i, p in enumerate(dict.fromkeys(split_id(i)[0] for i in everything))}
 

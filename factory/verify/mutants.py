@@ -29,8 +29,27 @@ import builtins
 import functools
 import random
 import re
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
+
+_BUILDING_AST = threading.Lock()
+
+
+def parse(text: str) -> ast.Module:
+    """`ast.parse`, one thread at a time. CPython 3.11 counts the depth of its AST constructor
+    per interpreter, not per thread: a garbage collection in the middle of one thread's parse can
+    run Python code (a finalizer) that hands the GIL to another thread's parse, and then both
+    fail with "SystemError: AST constructor recursion depth mismatch". Planning runs in threads."""
+    with _BUILDING_AST:
+        return ast.parse(text)
+
+
+def literal(text: str) -> object:
+    """`ast.literal_eval` of source text (a parse too, so under the same lock as `parse`)."""
+    with _BUILDING_AST:
+        return ast.literal_eval(text)
+
 
 SCALARS = (bool, int, float, str, bytes, type(None))
 EQUAL_CALLS = {"assertEqual", "assertEquals"}
@@ -66,7 +85,7 @@ class Source:
     """A parsed file with byte offsets for its nodes (ast columns count UTF-8 bytes)."""
 
     def __init__(self, text: str):
-        self.tree = ast.parse(text)
+        self.tree = parse(text)
         self.data = text.encode()
         self.starts = [0]
         for line in self.data.splitlines(keepends=True):

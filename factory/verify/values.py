@@ -30,6 +30,7 @@ from factory.verify.mutants import (
     Edit,
     Source,
     empty,
+    literal,
     odd,
     other_errors,
     tail,
@@ -249,7 +250,7 @@ def mutate(src: Source, node: ast.expr, rng: random.Random, group: Group | None 
     else:
         new = _mutate_text(old, rng, group, start, nth, corpus(src, node))
     try:
-        changed = ast.literal_eval(new)
+        changed = literal(new)
     except (ValueError, SyntaxError):
         return None
     same_kind = value is None or isinstance(value, bool) or type(changed) is type(value)
