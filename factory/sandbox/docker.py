@@ -138,7 +138,7 @@ class DockerSandbox:
             except EngineError as exc:
                 raise SandboxStartError(f"cannot start a container from {image}: {exc}") from exc
         try:
-            await engine.call(container.start)
+            await engine.made(container.start, undo=lambda _: engine.discard(container))
         except EngineError as exc:
             with contextlib.suppress(EngineError):
                 await engine.call(container.remove, force=True)
@@ -168,7 +168,7 @@ class DockerSandbox:
                          memory: str) -> Container:
         """A container of `image`, created, not started. Never docker-py's `run`: it pulls a
         missing image by itself, unbounded and unretried; pulls are `factory.sandbox.pull`'s."""
-        return await engine.call(
+        return await engine.made(
             engine.client().containers.create,
             image,
             ["sh", "-c", START, "factory-start", config.user, str(config.self_destruct_seconds)],
@@ -186,6 +186,7 @@ class DockerSandbox:
             user="root",
             working_dir="/",
             init=True,  # an init that reaps orphans, so killed process trees leave no zombies
+            undo=engine.discard,
         )
 
     async def prepare(self, start: StartState, *, files: Mapping[str, str] | None = None, then: str = "") -> str:
@@ -244,6 +245,10 @@ class DockerSandbox:
             return
         self.closed = True
         self._drop_server()
+        # a caller cancelled while it waits does not stop the removal halfway (between tries)
+        await asyncio.shield(self._remove())
+
+    async def _remove(self) -> None:
         for delay in (0.5, 2.0, 5.0, None):
             try:
                 await engine.call(self.container.remove, force=True)

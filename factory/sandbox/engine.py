@@ -7,17 +7,20 @@ Every container factory creates carries labels, so leftovers can always be found
     factory=1  factory.run=<run id>  factory.attempt=<attempt id>
     factory.host=<hostname>  factory.pid=<pid of the factory process>
     factory.pid.start=<its start time, clock ticks since boot: pids are reused>
+
+and any labels of the caller's own from `FACTORY_LABELS` (`extra_labels`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import functools
 import logging
 import os
 import socket
 import struct
-from collections.abc import Callable, Generator
+from collections.abc import Awaitable, Callable, Generator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
@@ -35,6 +38,7 @@ LABEL_ATTEMPT = "factory.attempt"
 LABEL_HOST = "factory.host"
 LABEL_PID = "factory.pid"
 LABEL_PID_START = "factory.pid.start"
+EXTRA_LABELS = "FACTORY_LABELS"
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +57,10 @@ def client() -> docker.DockerClient:
 _pool = ThreadPoolExecutor(max_workers=256, thread_name_prefix="docker")
 
 
+_undoing: set[concurrent.futures.Future] = set()
+"""Calls whose caller was cancelled and whose work is undone when they land (`made`)."""
+
+
 async def call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     """Run a blocking docker SDK call off the event loop; engine failures become `EngineError`.
 
@@ -60,9 +68,47 @@ async def call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     a timeout) is infrastructure, so it is typed as such here, where it enters, and never
     escapes as a docker-py, requests or socket error that a caller would have to know about.
     """
-    loop = asyncio.get_running_loop()
+    return await _typed(asyncio.get_running_loop().run_in_executor(_pool, functools.partial(fn, *args, **kwargs)))
+
+
+async def made(fn: Callable[..., T], *args: Any, undo: Callable[[T], object], **kwargs: Any) -> T:
+    """`call` for a call that makes something on the engine (creates a container, starts one).
+
+    Cancelling the caller cannot stop the engine once the request is sent: the thread goes on,
+    the engine makes the thing, and nobody holds it. So a cancelled caller leaves the call
+    running and `undo` is applied to what it makes when it lands (`settled` waits for that)."""
+    work = _pool.submit(fn, *args, **kwargs)
+    landing = asyncio.wrap_future(work)
+    landing.add_done_callback(lambda f: f.cancelled() or f.exception())  # read here, told by `_typed` or undone
     try:
-        return await loop.run_in_executor(_pool, functools.partial(fn, *args, **kwargs))
+        return await _typed(asyncio.shield(landing))
+    except asyncio.CancelledError:
+        undoing = _pool.submit(_undo_when_landed, work, undo)
+        _undoing.add(undoing)
+        undoing.add_done_callback(_undoing.discard)
+        raise
+
+
+def _undo_when_landed(work: concurrent.futures.Future, undo: Callable[[Any], object]) -> None:
+    try:
+        made_thing = work.result()
+    except BaseException:  # noqa: BLE001 - it made nothing to undo
+        return
+    try:
+        undo(made_thing)
+    except (DockerException, OSError, urllib3.exceptions.HTTPError) as exc:
+        log.warning("could not undo what a cancelled engine call made: %s", _explain(exc))
+
+
+async def settled() -> None:
+    """Wait until the work of every cancelled call has landed and been undone (`made`)."""
+    while _undoing:
+        await asyncio.gather(*(asyncio.wrap_future(f) for f in list(_undoing)))
+
+
+async def _typed(work: Awaitable[T]) -> T:
+    try:
+        return await work
     except NotFound as exc:
         raise EngineGone(f"Docker engine: {_explain(exc)}") from exc
     except (DockerException, OSError, urllib3.exceptions.HTTPError) as exc:  # requests' errors are OSErrors
@@ -110,7 +156,14 @@ def labels(run_id: str, attempt_id: str) -> dict[str, str]:
     started = _start_time(os.getpid())
     if started is not None:  # no /proc (macOS): the owner is known by its pid alone
         owner[LABEL_PID_START] = started
-    return owner
+    return {**extra_labels(), **owner}
+
+
+def extra_labels() -> dict[str, str]:
+    """Labels of the caller's own on everything factory creates (`FACTORY_LABELS="team=nlp job=42"`):
+    a scheduler's job id, or a test session that counts what it left behind."""
+    pairs = os.environ.get(EXTRA_LABELS, "").replace(",", " ").split()
+    return dict(pair.partition("=")[::2] for pair in pairs if "=" in pair)
 
 
 def _start_time(pid: int) -> str | None:
@@ -156,6 +209,19 @@ def _owner_alive(container_labels: dict[str, str]) -> bool:
     now = _start_time(pid)
     # unreadable start time (hidden /proc, or it exited just now): err on the side of alive
     return started is None or now is None or now == started
+
+
+def discard(container: Any) -> None:
+    """Remove a container (a docker-py Container) that nobody holds; already gone is fine."""
+    _remove(container.id)
+
+
+def discard_image(image: Any) -> None:
+    """Remove an image (a docker-py Image) that nobody holds; already gone or in use is fine."""
+    try:
+        client().api.remove_image(image.id)
+    except (DockerException, OSError) as exc:
+        log.info("left image %s: %s", image.short_id, _explain(exc))
 
 
 def _remove(container_id: str) -> bool:
@@ -208,3 +274,12 @@ def reap_run(run_id: str) -> int:
     caller itself) are never touched.
     """
     return _remove_where(run_id, dead_owners_only=True)
+
+
+async def remove_left(run_id: str) -> int:
+    """At a run's end, however it ends: remove every container of the run still on the engine
+    (whoever made it: the run holds its lock, so no other process works for it now), after the
+    work of cancelled calls has landed (`settled`). Returns how many there were: each is a leak
+    that the run's own cleanup missed, and the caller says so."""
+    await settled()
+    return await call(_remove_where, run_id, dead_owners_only=False)

@@ -154,8 +154,8 @@ async def _commit_after(image: str, command: list[str], *, tag: str | None = Non
     id (tagged `tag` when given), or None when the image has no repo to make a start image of."""
     client = engine.client()
     labels = engine.labels("start-images", "start-image")
-    container = await engine.call(client.containers.create, image, ["sleep", "3600"], network_mode="none",
-                                  labels=labels, user="root", working_dir="/")
+    container = await engine.made(client.containers.create, image, ["sleep", "3600"], network_mode="none",
+                                  labels=labels, user="root", working_dir="/", undo=engine.discard)
     try:
         await engine.call(container.start)
         exec_id = await engine.call(client.api.exec_create, container.id, command, user="root")
@@ -167,8 +167,10 @@ async def _commit_after(image: str, command: list[str], *, tag: str | None = Non
             raise SandboxError(f"could not make the start image of {of or image}: {text[-1500:]}")
         repository, _, version = (tag or "").rpartition(":")
         changes = [engine.blank_labels(labels)] + ([f'LABEL {LABEL_OF}="{of}"'] if of else [])
-        committed = await engine.call(container.commit, repository=repository or None, tag=version or None,
-                                      changes=changes)
+        # an untagged image whose making was cancelled would be nobody's: it goes (a tagged one
+        # is the start image itself, whole, and the next sandbox of its image uses it)
+        committed = await engine.made(container.commit, repository=repository or None, tag=version or None,
+                                      changes=changes, undo=lambda made: tag or engine.discard_image(made))
         return committed.id
     finally:
-        await engine.call(container.remove, force=True)
+        await asyncio.shield(engine.call(engine.discard, container))
