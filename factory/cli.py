@@ -7,8 +7,10 @@ names the file, line or field at fault).
 from __future__ import annotations
 
 import sys
+import uuid
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
 from rich.console import Console
@@ -18,8 +20,11 @@ from factory import __version__
 from factory.errors import FactoryError, StorageError, UsageError
 
 if TYPE_CHECKING:  # the pipeline's config pulls in every stage; `factory --help` needs none of them
-    from factory.config import Pipeline
+    from factory.config import Pipeline, VerifierConfig
     from factory.runs import RunStore
+    from factory.verify import DockerVerifier
+
+T = TypeVar("T")
 
 
 app = typer.Typer(
@@ -212,13 +217,12 @@ def tasks_validate(
 
     from factory.config import VerifierConfig
     from factory.tasks.validate import results_path, validate, write_results
-    from factory.verify import DockerVerifier
 
     tasks = _load(taskset)
     _local_images(taskset, tasks)
     progress = lambda c: console.print(f"  {c.status:7} {c.instance_id}", markup=False)  # noqa: E731
-    checks = asyncio.run(validate(DockerVerifier(VerifierConfig(timeout=timeout)), tasks, jobs=jobs, repeat=repeat,
-                                  progress=progress))
+    checks = asyncio.run(_verifying(VerifierConfig(timeout=timeout),
+                                    lambda verifier: validate(verifier, tasks, jobs=jobs, repeat=repeat, progress=progress)))
     table = Table("instance", "status", "why")
     for c in checks:
         table.add_row(c.instance_id, c.status, c.why)
@@ -237,6 +241,22 @@ def tasks_validate(
                       markup=False, highlight=False, soft_wrap=True)
     if bad:
         raise typer.Exit(1)
+
+
+async def _verifying(config: VerifierConfig, work: Callable[[DockerVerifier], Awaitable[T]]) -> T:
+    """`work` with a verifier of this command's own, whose containers are all gone when it ends,
+    however it ends (Ctrl-C included): any left is removed and told."""
+    from factory.sandbox import remove_left
+    from factory.verify import DockerVerifier
+
+    verifier = DockerVerifier(config, run_id=f"verify-{uuid.uuid4().hex[:12]}")
+    try:
+        return await work(verifier)
+    finally:
+        await verifier.close()
+        left = await remove_left(verifier.run_id)
+        if left:
+            console.print(f"removed {left} verification container(s) left on the engine", markup=False)
 
 
 @images_app.command("build")
@@ -266,7 +286,6 @@ def verify(
     import asyncio
 
     from factory.config import VerifierConfig
-    from factory.verify import DockerVerifier
 
     tasks = [t for t in _load(taskset) if t.instance_id == instance]
     if not tasks:
@@ -280,7 +299,7 @@ def verify(
     else:
         raise UsageError(f"patch file {patch} does not exist")
     _local_images(taskset, tasks)
-    verdict = asyncio.run(DockerVerifier(VerifierConfig(timeout=timeout)).verify(tasks[0], diff))
+    verdict = asyncio.run(_verifying(VerifierConfig(timeout=timeout), lambda verifier: verifier.verify(tasks[0], diff)))
     if json_out:
         typer.echo(verdict.model_dump_json(indent=2))
     else:

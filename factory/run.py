@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from factory.config import Pipeline, parse_pipeline, teacher_label
-from factory.errors import StorageError, UsageError
+from factory.errors import SandboxError, StorageError, UsageError
 from factory.filters import ChainResult
 from factory.keeper import Keeper
 from factory.output import (
@@ -37,7 +37,7 @@ from factory.records import Attempt, Task
 from factory.render import build_renderer
 from factory.report import Plot, draw_plots
 from factory.runs import RunStore, identity, new_run_id, write_atomic
-from factory.sandbox import reap_run
+from factory.sandbox import reap_run, remove_left
 from factory.sandbox.images import ensure_local_images
 from factory.sandbox.pool import SandboxPool
 from factory.sandbox.pull import Puller
@@ -132,13 +132,16 @@ async def _run_held(pipeline: Pipeline, store: RunStore, tasks: list[Task], skip
         # the build's own filters and counts
         keeper = Keeper(pipeline.filters, count_tokens=lambda trajectory: rendering.result().count_tokens(trajectory))
         try:
-            async with _executor(pipeline, store, tasks, teachers, paid, progress) as where:
-                scheduler = Scheduler(pipeline, tasks, teachers, store, **where,
-                                      warehouse=warehouse, progress=progress, journal=paid, keeper=keeper)
-                try:
-                    result = await scheduler.run()
-                finally:
-                    progress.stop()
+            try:
+                async with _executor(pipeline, store, tasks, teachers, paid, progress) as where:
+                    scheduler = Scheduler(pipeline, tasks, teachers, store, **where,
+                                          warehouse=warehouse, progress=progress, journal=paid, keeper=keeper)
+                    try:
+                        result = await scheduler.run()
+                    finally:
+                        progress.stop()
+            finally:
+                await _nothing_left(store.run_id, progress)
             build = None
             if result.stopped != "interrupted":
                 build = build_run(pipeline, store, result.attempts, tasks, warehouse, hooks=rendering.result())
@@ -146,6 +149,18 @@ async def _run_held(pipeline: Pipeline, store: RunStore, tasks: list[Task], skip
             warehouse.close()
     behind = f"{warehouse.behind} attempt(s) not in it yet, as {warehouse.why_behind}" if warehouse.behind else None
     return RunOutcome(store, result, build, skipped, behind)
+
+
+async def _nothing_left(run_id: str, progress: Progress) -> None:
+    """The run's containers are gone once its executor has closed; any still there is removed and told."""
+    try:
+        left = await remove_left(run_id)
+    except SandboxError as exc:  # the engine is gone too: the run's own end (or error) is what to tell
+        log.warning("could not look for containers left by run %s: %s", run_id, exc)
+        return
+    if left:
+        log.warning("removed %d container(s) of run %s left on the engine after it ended", left, run_id)
+        progress.note(f"removed {left} container(s) of this run left on the engine after it ended")
 
 
 @contextlib.asynccontextmanager

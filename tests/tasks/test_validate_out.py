@@ -28,8 +28,12 @@ DEMO = ROOT / "pipelines/tasksets/demo"
 class GoldOnlyVerifier:
     """Resolves a task's gold fix and nothing else; a task whose id ends in `.broken` never resolves."""
 
-    def __init__(self, config) -> None:
+    def __init__(self, config, run_id: str = "verify") -> None:
         self.config = config
+        self.run_id = run_id
+
+    async def close(self) -> None:
+        pass
 
     async def verify(self, task, patch: str) -> Verdict:
         if patch and patch == task.gold_patch and not task.instance_id.endswith(".broken"):
