@@ -28,10 +28,22 @@ class UsageError(FactoryError):
 
 
 class ConfigError(UsageError):
+    """A problem of a pipeline file; `problems` holds every problem found in it, this one first,
+    and the text has one line each, so a user fixes them all in one pass."""
+
     def __init__(self, path: str, line: int | None, column: int | None, field: str, message: str):
         self.path, self.line, self.column, self.field, self.message = path, line, column, field, message
         where = path if line is None else f"{path}:{line}:{column}"
         super().__init__(f"{where}: {field + ': ' if field else ''}{message}")
+        self.problems: list[ConfigError] = [self]
+
+    @classmethod
+    def of(cls, problems: list[ConfigError]) -> ConfigError:
+        first = problems[0]
+        err = cls(first.path, first.line, first.column, first.field, first.message)
+        err.problems = problems
+        err.args = ("\n".join(str(p) for p in problems),)
+        return err
 
 
 class SandboxError(FactoryError):

@@ -67,6 +67,17 @@ def test_broken_yaml_exits_2_with_one_line(tmp_path):
     assert "Traceback" not in out.stderr
 
 
+def test_a_missing_field_and_an_unknown_key_are_both_reported_one_line_each(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: x\ntasks:\n  source: t\n  sourse: u\nteachers:\n  - kind: openai\n    name: m\n")
+    out = factory("run", str(bad), "--dry-run")
+    assert out.returncode == 2
+    lines = out.stderr.strip().splitlines()
+    assert lines[0].startswith(f"factory: {bad}:4:3: tasks.sourse: unknown key (valid keys: ")
+    assert lines[1] == f"factory: {bad}:6:5: teachers[0].model: field required"  # the mapping that lacks it
+    assert len(lines) == 2
+
+
 def test_secrets_from_the_environment_are_not_printed(tmp_path):
     import os
 
