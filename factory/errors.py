@@ -11,7 +11,8 @@
     ├── TeacherError        the model API failed after retries (infrastructure)
     │   └── TeacherFatal    never retried: 400/401/403/404, context length
     ├── VerifyError         the verifier itself could not run (infrastructure)
-    └── StorageError        a run's file could not be written (disk full, read-only, permission)
+    ├── StorageError        a run's file could not be written (disk full, read-only, permission)
+    └── NothingExported     an export in which every kept row was refused by the format (exit 1)
 """
 
 from __future__ import annotations
@@ -99,3 +100,7 @@ class StorageError(FactoryError):
     def writing(cls, path: object, exc: OSError, *, then: str = "") -> StorageError:
         hint = cls.HINTS.get(exc.errno or 0, "fix it")
         return cls(f"cannot write {path}: {exc.strerror or exc}; {hint}{', then ' + then if then else ''}")
+
+
+class NothingExported(FactoryError):
+    """Every kept row was refused by the export format: an empty file would pass for a dataset."""
