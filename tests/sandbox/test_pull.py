@@ -22,7 +22,8 @@ from factory.sandbox.start_image import LABEL_OF
 from factory.tasks import load_tasks
 from factory.tasks.config import TasksConfig
 from tests.conftest import BASE_IMAGE
-from tests.sandbox.registry import RateLimited, registry_server
+from tests.installed import require
+from tests.sandbox.registry import REGISTRY, RateLimited, registry_server
 
 pytestmark = pytest.mark.docker
 DEMO = Path(__file__).parents[2] / "pipelines/tasksets/demo"
@@ -30,6 +31,7 @@ DEMO = Path(__file__).parents[2] / "pipelines/tasksets/demo"
 
 @pytest.fixture(scope="module")
 def registry(tmp_path_factory, docker_client) -> str:
+    require(REGISTRY, "registry")
     with registry_server(tmp_path_factory.mktemp("registry")) as address:
         yield address
 
