@@ -17,7 +17,7 @@ from factory.run import run_pipeline
 from factory.sandbox.config import SandboxConfig
 from factory.sandbox.docker import DockerSandbox
 from factory.sandbox.images import ensure_images
-from factory.sandbox.pull import ImageUnavailable, Puller
+from factory.sandbox.pull import ImageUnavailable, Puller, is_transient
 from factory.sandbox.start_image import LABEL_OF
 from factory.tasks import load_tasks
 from factory.tasks.config import TasksConfig
@@ -186,3 +186,13 @@ async def test_attempts_that_lacked_their_image_are_redone_on_resume_and_the_cac
     assert local(docker_client, source)
     # and the start images made of it went first: they would have kept its layers on disk
     assert not docker_client.images.list(filters={"label": f"{LABEL_OF}={pushed.id}"})
+
+
+@pytest.mark.parametrize(("message", "transient"), [
+    ("toomanyrequests: retry later", True),
+    ("received unexpected HTTP status: 429 Too Many Requests", True),
+    ("manifest for 127.0.0.1:54297/factory-test/absent:8c2943f1 not found: manifest unknown", False),
+    ("manifest for r.example/a429b:1 not found: manifest unknown", False),
+])
+def test_only_a_rate_limit_or_a_passing_fault_is_transient(message, transient):
+    assert is_transient(message) is transient
