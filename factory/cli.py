@@ -522,8 +522,9 @@ def entrypoint() -> None:
     """Console-script entry: a user's error is one line on stderr and exit code 2."""
     try:
         app(prog_name="factory")  # also under `python -m factory.cli`
-    except UsageError as exc:
-        err_console.print(f"factory: {exc}", markup=False, highlight=False, soft_wrap=True)
+    except UsageError as exc:  # several problems of one file (ConfigError): one line each
+        for line in str(exc).splitlines() or [""]:
+            err_console.print(f"factory: {line}", markup=False, highlight=False, soft_wrap=True)
         sys.exit(2)
     except FactoryError as exc:
         err_console.print(f"factory: {exc}", markup=False, highlight=False, soft_wrap=True)

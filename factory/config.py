@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, Field, ValidationError, model_validator
-from pydantic_core import PydanticCustomError
+from pydantic_core import ErrorDetails, PydanticCustomError
 
 from factory.agent.config import AgentConfig
 from factory.allocation import HopelessConfig
@@ -205,23 +205,45 @@ def parse_pipeline(text: str, filename: str = "<pipeline>", overrides: Sequence[
         raise ConfigError(filename, line, col, "", f"YAML syntax error: {problem}") from None
     if not isinstance(data, dict):
         raise ConfigError(filename, 1, 1, "", "a pipeline is a YAML mapping (name:, tasks:, teachers:, ...)")
-    data = _interpolate(data, root, filename, ())
+    problems: list[UsageError] = []
+    data = _interpolate(data, root, filename, (), problems)
     for override in overrides:
         _put(data, override.field.split("."), override.value)
     try:
         pipeline = Pipeline.model_validate(data)
     except ValidationError as exc:
-        raise _config_error(exc, root, filename, overrides) from None
+        problems += [_config_error(err, root, filename, overrides) for err in exc.errors(include_url=False,
+                                                                                       include_input=False)]
+    if problems:
+        raise _every(problems) from None
     if filename != "<pipeline>":
         pipeline.path = Path(filename).resolve()
     return pipeline
 
 
-def _interpolate(value: Any, root: yaml.Node, filename: str, loc: tuple[Any, ...]) -> Any:
+def _every(problems: list[UsageError]) -> UsageError:
+    """One error holding each problem once (a field that is wrong in two ways is named once, by
+    the first), in the file's order, one line each."""
+    seen: set[str] = set()
+    unique = []
+    for problem in problems:
+        key = problem.field if isinstance(problem, ConfigError) else str(problem)
+        if key not in seen:
+            seen.add(key)
+            unique.append(problem)
+    in_file = sorted((p for p in unique if isinstance(p, ConfigError)), key=lambda p: (p.line or 0, p.column or 0))
+    options = [p for p in unique if not isinstance(p, ConfigError)]
+    if not options:
+        return ConfigError.of(in_file)
+    return UsageError("\n".join(str(p) for p in [*options, *in_file]))
+
+
+def _interpolate(value: Any, root: yaml.Node, filename: str, loc: tuple[Any, ...], problems: list[UsageError]) -> Any:
+    """`${VAR}` read from the environment; a variable that is not set is a problem, its text left as it is."""
     if isinstance(value, dict):
-        return {k: _interpolate(v, root, filename, (*loc, k)) for k, v in value.items()}
+        return {k: _interpolate(v, root, filename, (*loc, k), problems) for k, v in value.items()}
     if isinstance(value, list):
-        return [_interpolate(v, root, filename, (*loc, i)) for i, v in enumerate(value)]
+        return [_interpolate(v, root, filename, (*loc, i), problems) for i, v in enumerate(value)]
     if not isinstance(value, str) or "${" not in value:
         return value
 
@@ -232,10 +254,11 @@ def _interpolate(value: Any, root: yaml.Node, filename: str, loc: tuple[Any, ...
         if default is not None:
             return default
         line, col = _position(root, loc)
-        raise ConfigError(
+        problems.append(ConfigError(
             filename, line, col, _dotted(loc),
             f"environment variable {name} is not set; export it or write ${{{name}:-default}}",
-        )
+        ))
+        return match.group(0)
 
     return _ENV_REF.sub(lookup, value)
 
@@ -249,10 +272,9 @@ def _put(data: dict[str, Any], path: list[str], value: Any) -> None:
 
 
 def _config_error(
-    exc: ValidationError, root: yaml.Node, filename: str, overrides: Sequence[Override] = ()
+    err: ErrorDetails, root: yaml.Node, filename: str, overrides: Sequence[Override] = ()
 ) -> UsageError:
-    """The first validation error, placed on the YAML node (or the option) it is about."""
-    err = exc.errors(include_url=False, include_input=False)[0]
+    """One validation error, placed on the YAML node (or the option) it is about."""
     raw = err["loc"]
     # drop union tags pydantic puts in the path (`teachers.1.openai.model` -> `teachers[1].model`)
     loc = tuple(

@@ -11,7 +11,8 @@
     ├── TeacherError        the model API failed after retries (infrastructure)
     │   └── TeacherFatal    never retried: 400/401/403/404, context length
     ├── VerifyError         the verifier itself could not run (infrastructure)
-    └── StorageError        a run's file could not be written (disk full, read-only, permission)
+    ├── StorageError        a run's file could not be written (disk full, read-only, permission)
+    └── NothingExported     an export in which every kept row was refused by the format (exit 1)
 """
 
 from __future__ import annotations
@@ -28,10 +29,22 @@ class UsageError(FactoryError):
 
 
 class ConfigError(UsageError):
+    """A problem of a pipeline file; `problems` holds every problem found in it, this one first,
+    and the text has one line each, so a user fixes them all in one pass."""
+
     def __init__(self, path: str, line: int | None, column: int | None, field: str, message: str):
         self.path, self.line, self.column, self.field, self.message = path, line, column, field, message
         where = path if line is None else f"{path}:{line}:{column}"
         super().__init__(f"{where}: {field + ': ' if field else ''}{message}")
+        self.problems: list[ConfigError] = [self]
+
+    @classmethod
+    def of(cls, problems: list[ConfigError]) -> ConfigError:
+        first = problems[0]
+        err = cls(first.path, first.line, first.column, first.field, first.message)
+        err.problems = problems
+        err.args = ("\n".join(str(p) for p in problems),)
+        return err
 
 
 class SandboxError(FactoryError):
@@ -87,3 +100,7 @@ class StorageError(FactoryError):
     def writing(cls, path: object, exc: OSError, *, then: str = "") -> StorageError:
         hint = cls.HINTS.get(exc.errno or 0, "fix it")
         return cls(f"cannot write {path}: {exc.strerror or exc}; {hint}{', then ' + then if then else ''}")
+
+
+class NothingExported(FactoryError):
+    """Every kept row was refused by the export format: an empty file would pass for a dataset."""

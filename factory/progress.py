@@ -150,7 +150,8 @@ class LiveProgress(Progress):
 
     def __init__(self, console: Console | None = None):
         super().__init__(console)
-        self.live = Live(self._table(), console=self.console, refresh_per_second=4, transient=False)
+        # transient: the last frame (queued, ETA) is erased when the run ends, and the summary takes its place
+        self.live = Live(self._table(), console=self.console, refresh_per_second=4, transient=True)
 
     def start(self, total: int, done: int, before: Iterable[Any] = (), kept: int = 0, spent: float = 0.0) -> None:
         super().start(total, done, before, kept, spent)

@@ -83,15 +83,17 @@ async def run_pipeline(
     allow_changes: bool = False,
 ) -> RunOutcome:
     """The run, held by this process from start to end (`RunStore.locked`); bad input fails
-    before its folder exists, and a run that fails later is marked `failed` with the reason."""
-    tasks, skipped = _load(pipeline)
+    before its folder exists, and a run that fails later is marked `failed` with the reason.
+    What is known locally (API keys) is checked before anything touches the network (the task
+    source may be a Hub dataset, retried for half a minute when the Hub cannot be reached)."""
     teachers = {teacher_label(t): build_teacher(t) for t in pipeline.teachers}  # a missing key fails here
-    if pipeline.executor.kind == "ray":  # so does a cluster that is not there
-        from factory.executor.cluster import check
-
-        check(pipeline)
-    store = RunStore(pipeline.resolve(pipeline.output.dir) / (run_id or new_run_id(pipeline.name)))
     try:
+        if pipeline.executor.kind == "ray":  # so does a cluster that is not there
+            from factory.executor.cluster import check
+
+            check(pipeline)
+        tasks, skipped = _load(pipeline)
+        store = RunStore(pipeline.resolve(pipeline.output.dir) / (run_id or new_run_id(pipeline.name)))
         with store.locked():
             text = pipeline.path.read_text() if pipeline.path else ""
             store.start(text, command or shlex.join(["factory", *sys.argv[1:]]), str(pipeline.path),

@@ -67,6 +67,17 @@ def test_broken_yaml_exits_2_with_one_line(tmp_path):
     assert "Traceback" not in out.stderr
 
 
+def test_a_missing_field_and_an_unknown_key_are_both_reported_one_line_each(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: x\ntasks:\n  source: t\n  sourse: u\nteachers:\n  - kind: openai\n    name: m\n")
+    out = factory("run", str(bad), "--dry-run")
+    assert out.returncode == 2
+    lines = out.stderr.strip().splitlines()
+    assert lines[0].startswith(f"factory: {bad}:4:3: tasks.sourse: unknown key (valid keys: ")
+    assert lines[1] == f"factory: {bad}:6:5: teachers[0].model: field required"  # the mapping that lacks it
+    assert len(lines) == 2
+
+
 def test_secrets_from_the_environment_are_not_printed(tmp_path):
     import os
 
@@ -79,3 +90,37 @@ def test_secrets_from_the_environment_are_not_printed(tmp_path):
     out = factory("run", str(cfg), "--dry-run", env={**os.environ, "FACTORY_TEST_KEY": secret})
     assert out.returncode == 0, out.stderr
     assert secret not in out.stdout + out.stderr
+
+
+def test_a_missing_api_key_is_reported_before_the_task_source_is_fetched(tmp_path):
+    """pipelines/swe_smith.yaml reads its tasks from the Hub; a missing key, known locally, is told
+    first, and the Hub (here a local stand-in that counts what it is asked) is never asked."""
+    import os
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    asked: list[str] = []
+
+    class Hub(BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 (the handler's API)
+            asked.append(self.path)
+            self.send_response(503)
+            self.end_headers()
+
+        do_HEAD = do_POST = do_GET  # noqa: N815
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Hub)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    env = {k: v for k, v in os.environ.items() if k not in ("ANTHROPIC_API_KEY", "HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE")}
+    env.update(HF_ENDPOINT=f"http://127.0.0.1:{server.server_port}", HF_HOME=str(tmp_path / "hf"))
+    try:
+        out = factory("run", "pipelines/swe_smith.yaml", "--run-id", f"nokey-{tmp_path.name}", env=env)
+    finally:
+        server.shutdown()
+    assert out.returncode == 2, out.stderr
+    assert out.stderr.count("\n") == 1 and "ANTHROPIC_API_KEY" in out.stderr and "Traceback" not in out.stderr
+    assert asked == []
+    assert not (ROOT / "runs" / f"nokey-{tmp_path.name}").exists()

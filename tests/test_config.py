@@ -77,6 +77,28 @@ def test_wrong_type_names_the_value():
     assert "integer" in err.message
 
 
+def test_every_problem_of_a_file_is_reported_at_once_in_the_file_s_order(monkeypatch):
+    monkeypatch.delenv("FACTORY_UNSET_VAR", raising=False)
+    text = (VALID.replace("    model: gpt-4.1\n", "    name: x\n").replace("tasks.jsonl", "${FACTORY_UNSET_VAR}")
+            + "  max_attempts: 4\n  max_in_flight: lots\nbudgte: {}\n")
+    err = error_for(text)
+    assert [(p.line, p.column, p.field) for p in err.problems] == [
+        (3, 11, "tasks.source"), (7, 5, "teachers[1].model"), (11, 3, "sampling.max_attempts"),
+        (12, 18, "sampling.max_in_flight"), (13, 1, "budgte")]
+    assert (err.line, err.field) == (3, "tasks.source")  # the first, as a single error reads
+    lines = str(err).splitlines()
+    assert len(lines) == 5 and all(line.startswith("p.yaml:") for line in lines)
+    assert lines[1] == "p.yaml:7:5: teachers[1].model: field required"
+    assert lines[2].startswith("p.yaml:11:3: sampling.max_attempts: unknown key (valid keys: ")
+
+
+def test_a_field_wrong_in_two_ways_is_named_once(monkeypatch):
+    monkeypatch.delenv("FACTORY_UNSET_VAR", raising=False)
+    err = error_for(VALID.replace("attempts_per_task: 3", "attempts_per_task: ${FACTORY_UNSET_VAR}"))
+    assert [p.field for p in err.problems] == ["sampling.attempts_per_task"]
+    assert "FACTORY_UNSET_VAR is not set" in err.message
+
+
 def test_yaml_syntax_error_names_line_and_column():
     err = error_for("name: t\ntasks:\n  source: [unclosed\nteachers: []\n")
     assert err.line == 4

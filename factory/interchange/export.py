@@ -2,7 +2,8 @@
 
     read_kept(dataset/) ─► to_line (per format) ─► check_line (the format's rules) ─► FILE, one JSON a line
 
-A row that does not fit the format is left out with its reason, never written half right.
+A row that does not fit the format is left out with its reason, never written half right. When
+every row is left out nothing is written and `NothingExported` says why on one line (exit 1).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from factory.errors import UsageError
+from factory.errors import NothingExported, UsageError
 from factory.interchange import openai_chat, sharegpt
 from factory.interchange.kept import KeptRow, read_kept
 
@@ -66,6 +67,10 @@ def export_rows(rows: list[KeptRow], fmt: Format, out: Path) -> ExportSummary:
             summary.skipped.append((row.label, "; ".join(problems[:3])))
             continue
         lines.append(json.dumps(line, ensure_ascii=False) + "\n")
+    if summary.skipped and not lines:
+        (row, why), more = summary.skipped[0], len(summary.skipped) - 1
+        raise NothingExported(f"none of the {len(rows)} kept row(s) fit {fmt.what}, nothing written to {out}: "
+                              f"{row}: {why}" + (f" (and {more} more row(s) refused)" if more else ""))
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text("".join(lines), encoding="utf-8")

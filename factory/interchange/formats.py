@@ -11,7 +11,9 @@
 Each reader takes one file and returns its trajectories; a file it cannot read raises
 `BadTrajectoryFile` naming the file and the field, which the importer reports and skips.
 Messages keep the scaffold they were made in (text-format tool calls stay text, function calls
-stay calls), so a row teaches that scaffold; `harness` says which it was.
+stay calls), so a row teaches that scaffold; `harness` says which it was. Each trajectory lists
+the tool schemas its model was shown, from the file or the harness (tools.py), so that every
+call it makes names a listed tool.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from factory.errors import UsageError
+from factory.interchange import tools as harness_tools
 from factory.records import Exit, Message, ToolCall, Trajectory, Turn
 
 SUBMIT_SENTINELS = ("COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT", "MINI_SWE_AGENT_FINAL_OUTPUT")
@@ -60,7 +63,8 @@ def _text(content: Any, path: Path, where: str) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "".join(p.get("text", "") for p in content if isinstance(p, dict) and p.get("type", "text") == "text")
+        return "".join(p.get("text", "") for p in content
+                       if isinstance(p, dict) and p.get("type", "text") in ("text", "input_text", "output_text"))
     raise BadTrajectoryFile(path, where, f"content must be text or a list of parts, not {type(content).__name__}")
 
 
@@ -131,6 +135,32 @@ def _instance_from_name(path: Path) -> str:
     return name
 
 
+def _chat_layout(item: Any) -> Any:
+    """A message of mini-swe-agent's Responses-API models (a whole `response` for the model's turn,
+    `function_call_output` for a result) in the chat layout; a chat message as it is."""
+    if not isinstance(item, dict) or "role" in item and item.get("type", "message") == "message":
+        return item
+    if item.get("type") == "function_call_output":
+        return {"role": "tool", "tool_call_id": item.get("call_id"), "content": item.get("output")}
+    output = item.get("output")
+    if not isinstance(output, list):
+        return item
+    parts = [i for i in output if isinstance(i, dict)]
+    text = [c for i in parts if i.get("type") == "message" for c in i.get("content") or []]
+    reasoning = "".join(s.get("text", "") for i in parts if i.get("type") == "reasoning" for s in i.get("summary") or [])
+    calls = [{"id": i.get("call_id") or i.get("id"), "function": {"name": i.get("name"), "arguments": i.get("arguments")}}
+             for i in parts if i.get("type") == "function_call"]
+    return {"role": "assistant", "content": text, "tool_calls": calls, "reasoning_content": reasoning or None}
+
+
+def _mini_swe_agent_tools(raw: dict[str, Any], messages: list[Message]) -> list[dict[str, Any]]:
+    """Its models that call tools are given `bash` alone; its text-format models no tool at all."""
+    known = [t for t in raw.get("tools") or [] if isinstance(t, dict)]
+    if any(m.tool_calls for m in messages):
+        known.append(harness_tools.MINI_SWE_AGENT_BASH)
+    return harness_tools.complete(messages, known)
+
+
 def read_mini_swe_agent(path: Path) -> list[Trajectory]:
     data = _json(path)
     if isinstance(data, list):  # the older format: the message list alone
@@ -138,7 +168,8 @@ def read_mini_swe_agent(path: Path) -> list[Trajectory]:
         said = "".join(m.content for m in messages[-3:])
         exit = Exit.submitted if any(s in said for s in SUBMIT_SENTINELS) else Exit.max_turns
         return [Trajectory(instance_id=_instance_from_name(path), teacher="mini-swe-agent", model="unknown",
-                           messages=messages, exit=exit, harness="mini-swe-agent",
+                           messages=messages, tools=harness_tools.complete(messages, []), exit=exit,
+                           harness="mini-swe-agent",
                            error="not verifiable: the older mini-swe-agent format holds no patch")]
     if not isinstance(data, dict) or "messages" not in data:
         raise BadTrajectoryFile(path, "file", "expected mini-swe-agent's {info, messages, trajectory_format} or a message list")
@@ -150,8 +181,10 @@ def read_mini_swe_agent(path: Path) -> list[Trajectory]:
         raise BadTrajectoryFile(path, "info.submission", "must be the patch as text")
     instance = data.get("instance_id") or info.get("instance_id") or _instance_from_name(path)
     model = _model_of(info)
+    raw = data["messages"]
+    messages = chat_messages([_chat_layout(m) for m in raw] if isinstance(raw, list) else raw, path)
     return [Trajectory(instance_id=str(instance), teacher=model, model=model,
-                       messages=chat_messages(data["messages"], path), tools=data.get("tools") or [],
+                       messages=messages, tools=_mini_swe_agent_tools(data, messages),
                        patch=submission or "", exit=_exit(info.get("exit_status")), turns=_cost(info.get("model_stats")),
                        harness="mini-swe-agent")]
 
@@ -168,8 +201,11 @@ def read_swe_agent(path: Path) -> list[Trajectory]:
     model = str(((replay.get("agent") or {}).get("model") or {}).get("name") or "unknown")
     instance = (replay.get("problem_statement") or {}).get("id") or _instance_from_name(path)
     submission = info.get("submission") if isinstance(info, dict) else None
+    messages = chat_messages(data["history"], path, "history")
+    version = info.get("swe_agent_version") if isinstance(info, dict) else None
+    tools = harness_tools.complete(messages, harness_tools.swe_agent_tools(version, replay))
     return [Trajectory(instance_id=str(instance), teacher=model, model=model,
-                       messages=chat_messages(data["history"], path, "history"), patch=submission or "",
+                       messages=messages, tools=tools, patch=submission or "",
                        exit=_exit(info.get("exit_status")), turns=_cost(info.get("model_stats")), harness="swe-agent")]
 
 
@@ -194,20 +230,26 @@ def _jsonl(path: Path) -> list[tuple[str, dict[str, Any]]]:
 
 
 def read_swe_smith_sft(path: Path) -> list[Trajectory]:
-    return [Trajectory(instance_id=row["instance_id"], teacher="swe-smith", model="unknown",
-                       messages=chat_messages(row.get("messages"), path, f"{where}: messages"), exit=Exit.submitted,
-                       harness="swe-smith-sft", error="not verifiable: SWE-smith's SFT rows hold no patch")
-            for where, row in _jsonl(path)]
+    out = []
+    for where, row in _jsonl(path):  # XML-style calls in the text, as released; a row's own `tools` if any
+        messages = chat_messages(row.get("messages"), path, f"{where}: messages")
+        known = [t for t in row.get("tools") or [] if isinstance(t, dict)]
+        out.append(Trajectory(instance_id=row["instance_id"], teacher="swe-smith", model="unknown", messages=messages,
+                              tools=harness_tools.complete(messages, known), exit=Exit.submitted,
+                              harness="swe-smith-sft", error="not verifiable: SWE-smith's SFT rows hold no patch"))
+    return out
 
 
-def _openhands_messages(history: Any, path: Path, where: str) -> tuple[list[Message], bool]:
+def _openhands_messages(history: Any, path: Path, where: str) -> tuple[list[Message], list[dict[str, Any]], bool]:
     """The conversation in OpenHands' event stream: the model's own responses (kept with each
     action's `tool_call_metadata`, one message per response however many actions it made), the
-    tool results that answer them, the system prompt and the user's messages. Other events
-    (workspace recalls, environment notices) were never shown to the model as turns."""
+    tool results that answer them, the system prompt and the user's messages, and the tools the
+    system event says the model was given. Other events (workspace recalls, environment notices)
+    were never shown to the model as turns."""
     if not isinstance(history, list) or not history:
         raise BadTrajectoryFile(path, f"{where}: history", "must be a non-empty list of events")
     messages: list[Message] = []
+    tools: list[dict[str, Any]] = []
     responses: set[str] = set()
     finished = False
     for i, event in enumerate(history):
@@ -219,6 +261,7 @@ def _openhands_messages(history: Any, path: Path, where: str) -> tuple[list[Mess
         if "action" in event:
             if event["action"] == "system":
                 messages.append(Message(role="system", content=str(text)))
+                tools += [t for t in args.get("tools") or [] if isinstance(t, dict)]
             elif event.get("source") == "user" and event["action"] == "message":
                 messages.append(Message(role="user", content=str(text)))
             elif event.get("source") == "agent":
@@ -237,21 +280,22 @@ def _openhands_messages(history: Any, path: Path, where: str) -> tuple[list[Mess
         elif "observation" in event and meta.get("tool_call_id"):
             messages.append(Message(role="tool", content=str(event.get("content") or ""),
                                     tool_call_id=str(meta["tool_call_id"]), name=meta.get("function_name")))
-    return messages, finished
+    return messages, tools, finished
 
 
 def read_openhands(path: Path) -> list[Trajectory]:
     out = []
     for where, row in _jsonl(path):
-        messages, finished = _openhands_messages(row.get("history"), path, where)
+        messages, tools, finished = _openhands_messages(row.get("history"), path, where)
         metadata = row.get("metadata") or {}
         model = str((metadata.get("llm_config") or {}).get("model") or "unknown")
         patch = (row.get("test_result") or {}).get("git_patch") or ""
         error = str(row.get("error") or "")
         exit = Exit.submitted if finished else Exit.max_turns if "maximum iteration" in error or not error else Exit.crashed
         out.append(Trajectory(instance_id=row["instance_id"], teacher=model, model=model, messages=messages,
-                              patch=patch, exit=exit, turns=_cost({"instance_cost": (row.get("metrics") or {}).get(
-                                  "accumulated_cost")}), harness="openhands"))
+                              tools=harness_tools.complete(messages, tools), patch=patch, exit=exit,
+                              turns=_cost({"instance_cost": (row.get("metrics") or {}).get("accumulated_cost")}),
+                              harness="openhands"))
     return out
 
 

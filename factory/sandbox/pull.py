@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -56,7 +57,8 @@ def is_transient(message: str) -> bool:
     """Rate limits and passing faults are worth another try; a registry that says the image is
     not there, or not for us, is not (rate limits first: their text may say `denied` too)."""
     text = message.lower()
-    if "toomanyrequests" in text or "429" in text or "too many requests" in text:
+    # 429 as a status word only: an image's registry port (127.0.0.1:54297) or tag may hold the digits
+    if "toomanyrequests" in text or re.search(r"\b429\b", text) or "too many requests" in text:
         return True
     return not any(word in text for word in PERMANENT)
 

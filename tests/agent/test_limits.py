@@ -130,12 +130,13 @@ async def test_wall_time_limit_while_the_teacher_thinks_or_a_command_runs(
 ):
     fake_api.openai(slow(3, openai_completion(tool_calls=[SUBMIT])))
     t = await run_agent(task, gpt, local, AgentConfig(max_wall_seconds=0.5))
-    assert t.exit is Exit.timeout and t.wall_seconds < 2.5 and len(t.turns) == 0
+    assert t.exit is Exit.timeout and len(t.turns) == 0  # the reply never came into the run
 
-    fake_api.openai(openai_completion(tool_calls=[bash("echo started > s.txt; sleep 20")]))
+    command = "echo started > s.txt; sleep 20; echo finished > f.txt"
+    fake_api.openai(openai_completion(tool_calls=[bash(command)]))
     t = await run_agent(task, gpt, local, AgentConfig(max_wall_seconds=1.5))
-    assert t.exit is Exit.timeout and t.wall_seconds < 5
-    assert "+started" in t.patch
+    assert t.exit is Exit.timeout
+    assert "+started" in t.patch and "finished" not in t.patch  # the command was cut, not waited for
 
 
 async def test_scripted_latency_counts_against_wall_time(task, local):

@@ -14,6 +14,7 @@ import pytest
 from openai.types.chat import ChatCompletionMessageParam, ChatCompletionToolParam
 from pydantic import TypeAdapter
 
+from factory.errors import NothingExported
 from factory.interchange import export_dataset, openai_chat, read_kept, sharegpt
 from factory.records import Message, ToolCall
 from tests.output.sample_run import HF, TOOLS, attempt, run_folder, trajectory
@@ -176,3 +177,23 @@ def test_factory_export_writes_the_file_and_refuses_bad_input_in_one_line(store,
     unbuilt = factory("export", str(store.folder), "--format", "sharegpt", "--out", str(tmp_path / "z.jsonl"))
     assert unbuilt.returncode == 2 and unbuilt.stderr.count("\n") == 1
     assert "no messages/*.parquet; build the dataset first (factory build RUN)" in unbuilt.stderr
+
+
+def test_an_export_that_refuses_every_row_writes_nothing_and_exits_1_with_one_line(tmp_path):
+    """As imports did before they listed their harness's tools: every call names an unlisted tool."""
+    trajs = [trajectory(f"acme__widgets-{k}", "gpt", [("bash", {"command": "ls"}), ("submit", {})], patch="x")
+             for k in (1, 2)]
+    for traj in trajs:
+        traj.tools = []
+    store = run_folder(tmp_path, attempts=[attempt(t.instance_id, "gpt", 0, t) for t in trajs])
+    out = tmp_path / "train.jsonl"
+    with pytest.raises(NothingExported) as info:
+        export_dataset(store.dataset_dir, "openai", out)
+    assert not out.exists()
+    assert str(info.value) == (
+        f"none of the 2 kept row(s) fit OpenAI chat fine-tuning JSONL, nothing written to {out}: acme__widgets-1/gpt/0: "
+        "messages[2].tool_calls[0].function.name: 'bash' is not one of the line's tools; "
+        "messages[4].tool_calls[0].function.name: 'submit' is not one of the line's tools (and 1 more row(s) refused)")
+    cli = factory("export", str(store.folder), "--format", "openai", "--out", str(out))
+    assert cli.returncode == 1 and not out.exists()
+    assert cli.stderr == f"factory: {info.value}\n" and cli.stdout == ""

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from factory.errors import UsageError
+from factory.interchange import tools as harness_tools
 from factory.interchange.formats import READERS, files_of, reader_named
 from factory.interchange.importer import read_files
 from factory.records import Exit
@@ -139,3 +140,73 @@ def test_every_format_in_the_shared_samples_imports_as_a_run(tmp_path, fmt, samp
     assert all(a.trajectory.harness == fmt for a in outcome.attempts)
     assert len(list((tmp_path / "runs" / "imp" / "attempts").rglob("*.json"))) == runs
     assert outcome.build is not None and outcome.build.rows == 0 and validate_card(outcome.build.out_dir) == []
+
+
+TOOLCALL = Path(__file__).parent / "data" / "minisweagent-2.4.6-toolcall"
+
+
+def _called(t) -> set[str]:
+    return {c.name for m in t.messages for c in m.tool_calls}
+
+
+def test_mini_swe_agent_s_tool_calling_runs_list_its_bash_tool():
+    """Files its tool-calling models wrote hold calls of `bash` but no schema of it."""
+    for path in sorted((TOOLCALL / "chat").rglob("*.traj.json")):
+        assert "tools" not in json.loads(path.read_text())
+        [t] = READERS["mini-swe-agent"].read(path)
+        assert t.tools == [harness_tools.MINI_SWE_AGENT_BASH] and _called(t) == {"bash"}
+        assert [m.role for m in t.messages] == ["system", "user", "assistant", "tool", "assistant", "tool", "assistant"]
+    text = next((Path(__file__).parent / "data" / "minisweagent-2.4.6").rglob("*.traj.json"))
+    assert READERS["mini-swe-agent"].read(text)[0].tools == []  # its text-format models are given no tool
+
+
+def test_mini_swe_agent_s_responses_api_runs_read_as_chat_messages():
+    path = next((TOOLCALL / "responses").rglob("*.traj.json"))
+    raw = json.loads(path.read_text())
+    assert raw["messages"][2]["object"] == "response" and raw["messages"][3]["type"] == "function_call_output"
+    [t] = READERS["mini-swe-agent"].read(path)
+    assert t.model == "deterministic_response_api" and t.patch == raw["info"]["submission"] and t.exit is Exit.submitted
+    assert t.tools == [harness_tools.MINI_SWE_AGENT_BASH]
+    assert [m.role for m in t.messages] == ["system", "user", "assistant", "tool", "assistant", "tool", "assistant"]
+    assert t.messages[0].content.startswith("You are a helpful assistant")  # its input_text parts
+    assert [m.content for m in t.messages if m.role == "assistant"] == [
+        "THOUGHT: Let me look at the repository.", "THOUGHT: I will change the code.", "THOUGHT: Done; submitting."]
+    calls = [c for m in t.messages for c in m.tool_calls]
+    assert [c.id for c in calls] == ["call_0", "call_1", "call_2"] and json.loads(calls[0].arguments) == {"command": "ls"}
+    assert [m.tool_call_id for m in t.messages if m.role == "tool"] == ["call_0", "call_1"]
+    assert t.messages[3].content.startswith("<returncode>0</returncode>")
+
+
+@needs_fixtures
+def test_swe_agent_1x_runs_list_the_tools_of_their_bundles():
+    path = FIXTURES / "swesmith_sweagent_pydantic__pydantic.acb0f10f.pr_8316.traj"
+    [t] = READERS["swe-agent"].read(path)
+    assert [harness_tools.name_of(tool) for tool in t.tools] == ["bash", "str_replace_editor", "submit"]
+    editor = t.tools[1]["function"]["parameters"]
+    assert editor["required"] == ["command", "path"] and editor["properties"]["view_range"]["items"] == {"type": "integer"}
+    assert _called(t) <= {harness_tools.name_of(tool) for tool in t.tools}
+    assert all(tool["function"]["description"] != harness_tools.INFERRED for tool in t.tools)
+
+
+@needs_fixtures
+def test_a_harness_version_without_known_schemas_gets_them_inferred_from_its_calls(tmp_path):
+    raw = json.loads((FIXTURES / "swesmith_sweagent_pydantic__pydantic.acb0f10f.pr_8316.traj").read_text())
+    raw["info"]["swe_agent_version"] = "0.7.0"  # a version whose tools the table does not know
+    (tmp_path / "x.traj").write_text(json.dumps(raw))
+    [t] = READERS["swe-agent"].read(tmp_path / "x.traj")
+    assert {harness_tools.name_of(tool) for tool in t.tools} == _called(t) == {"bash", "str_replace_editor", "submit"}
+    by_name = {harness_tools.name_of(tool): tool["function"] for tool in t.tools}
+    assert by_name["bash"]["description"] == harness_tools.INFERRED
+    assert by_name["bash"]["parameters"] == {"type": "object", "properties": {"command": {"type": "string"}},
+                                             "required": ["command"]}
+    editor = by_name["str_replace_editor"]["parameters"]
+    assert editor["required"] == ["command", "path"]  # in every call; the others in some
+    assert editor["properties"]["old_str"] == {"type": "string"} and by_name["submit"]["parameters"]["properties"] == {}
+
+
+@needs_fixtures
+def test_openhands_runs_list_the_tools_of_their_system_event():
+    raw = json.loads((FIXTURES / "openhands_multi_swe_bench_output.jsonl").read_text().splitlines()[0])
+    first = READERS["openhands"].read(FIXTURES / "openhands_multi_swe_bench_output.jsonl")[0]
+    assert first.tools == raw["history"][0]["args"]["tools"]
+    assert _called(first) <= {harness_tools.name_of(tool) for tool in first.tools}

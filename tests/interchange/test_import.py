@@ -80,3 +80,45 @@ def test_the_imported_run_is_an_ordinary_run(imported):
     again = factory("import", str(folder.parents[1] / "trajs"), "--format", "mini-swe-agent", "--tasks", "x",
                     "--run-id", folder.name, cwd=folder.parents[1])
     assert again.returncode == 2 and "already exists" in again.stderr and again.stderr.count("\n") == 1
+
+
+TOOLCALL = Path(__file__).parent / "data" / "minisweagent-2.4.6-toolcall"
+
+
+def test_tool_calling_runs_import_verify_build_and_export_every_kept_row(tmp_path, docker_client):
+    """mini-swe-agent 2.4.6's own tool-calling runs (tests/interchange/data, chat completions and
+    Responses API layouts; their files hold no tool schema) with its text-format ones: every row
+    the filters keep is exported to both formats, each line fit for its format."""
+    from openai.types.chat import ChatCompletionMessageParam, ChatCompletionToolParam
+    from pydantic import TypeAdapter
+
+    from factory.interchange import openai_chat, sharegpt
+    from factory.interchange.tools import MINI_SWE_AGENT_BASH
+
+    taskset = write_taskset(tmp_path / "taskset", ensure_image())
+    trajs = tmp_path / "trajs"
+    shutil.copytree(TOOLCALL, trajs / "toolcall")
+    shutil.copytree(REAL, trajs / "text")
+    run_id = f"import-tools-{uuid.uuid4().hex[:8]}"
+    out = factory("import", str(trajs), "--format", "mini-swe-agent", "--tasks", str(taskset), "--run-id", run_id,
+                  cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    folder = tmp_path / "runs" / run_id
+    assert f"imported 9 trajectories into {folder}: 9 verified, 7 resolved" in out.stdout.splitlines()
+    kept = pq.read_table(folder / "dataset" / "messages" / "train-00000-of-00001.parquet").to_pylist()
+    assert len(kept) == 7  # the 5 + 1 tool-calling runs with the gold fix and the text-format one
+    labels = sorted(f"{r['instance_id']}/{r['teacher']}/{r['attempt']}" for r in kept)
+    for fmt, check in (("openai", openai_chat.check_line), ("sharegpt", sharegpt.check_line)):
+        export = factory("export", str(folder), "--format", fmt, "--out", str(tmp_path / f"{fmt}.jsonl"), cwd=tmp_path)
+        assert export.returncode == 0 and export.stdout.startswith("7 row(s) written"), export.stdout + export.stderr
+        assert "skipped" not in export.stdout
+        lines = [json.loads(line) for line in (tmp_path / f"{fmt}.jsonl").read_text().splitlines()]
+        assert len(lines) == 7 and all(check(line) == [] for line in lines)
+        if fmt == "sharegpt":
+            assert sorted(line["id"] for line in lines) == labels
+    chat = [json.loads(line) for line in (tmp_path / "openai.jsonl").read_text().splitlines()]
+    called = [line for line in chat if any("tool_calls" in m for m in line["messages"])]
+    assert len(called) == 6 and all(line["tools"] == [MINI_SWE_AGENT_BASH] for line in called)
+    for line in chat:
+        TypeAdapter(list[ChatCompletionMessageParam]).validate_python(line["messages"])
+        TypeAdapter(list[ChatCompletionToolParam]).validate_python(line["tools"])

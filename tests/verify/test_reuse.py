@@ -55,7 +55,7 @@ async def test_an_identical_patch_is_verified_once_and_a_different_one_again(toy
     second = await counted.verifier.verify(twin_task, toy_task.gold_patch)  # the key is content, not ids
     assert counted.containers() == 1
     assert first.resolved and REUSED not in first.flags
-    assert REUSED in second.flags and _plain(second) == _plain(first) and second.seconds < 1
+    assert REUSED in second.flags and _plain(second) == _plain(first)  # one container: nothing run again
     second.tests.clear()
     second.flags.append("changed by its attempt")
     third = await counted.verifier.verify(toy_task, toy_task.gold_patch)
