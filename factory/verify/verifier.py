@@ -38,7 +38,7 @@ from factory.errors import SandboxCrashed, SandboxError, VerifyError
 from factory.records import Check, Reason, StartState, Task, Verdict
 from factory.sandbox.config import SandboxConfig
 from factory.sandbox.docker import DIFF_LIMIT, DockerSandbox
-from factory.sandbox.printed import print_files, printed_files
+from factory.sandbox.printed import print_files, print_listed, printed_files
 from factory.sandbox.pull import ImageUnavailable, Puller
 from factory.verify import classes, gitread, sections
 from factory.verify.ahead import Ahead
@@ -68,6 +68,8 @@ AGENT_PATCH_FAILED, TEST_PATCH_FAILED, AGENT_PATCH_MISPLACED = 3, 4, 5
 """Exit codes of the apply script (`_apply`)."""
 REPORT = "factory-verify-report"
 APPLY_ERRORS = "/tmp/factory-apply.err"
+PACKAGING = f"{gitread.OUT}/packaging"
+"""The packaging files the patch changes, NUL-separated: read before and after it is applied."""
 log = logging.getLogger(__name__)
 
 
@@ -309,14 +311,16 @@ class DockerVerifier:
         the hidden tests applied, and the hidden test files and the repo's class headers read for
         the controls. Those, or a Verdict."""
         packaging, hidden = decision.packaging_files, hidden_files(task, touched)
-        script = [print_files(packaging, "before")]
+        files = gitread.apply_files(patch, listing, decision.excluded)
+        if packaging:  # named in a file: a patch may hold thousands, and a command line has a limit
+            files[PACKAGING] = b"".join(p.encode("utf-8", "surrogateescape") + b"\0" for p in packaging)
+        if files:
+            await sandbox.write_files(files, owner="root")
+        script = [print_listed(PACKAGING, "before") if packaging else ":"]
         if decision.kept:
-            files = gitread.apply_files(patch, listing, decision.excluded)
-            if files:
-                await sandbox.write_files(files, owner="root")
             script.append(gitread.apply_script(gitread.PATCH, APPLY_ERRORS, AGENT_PATCH_FAILED, files=files, strip=listing.strip,
                                                zero_context=listing.zero_context, misplaced=AGENT_PATCH_MISPLACED))
-        script.append(print_files(packaging, "after"))
+        script.append(print_listed(PACKAGING, "after") if packaging else ":")
         if task.test_patch:
             script.append(gitread.apply_script(TEST_PATCH, APPLY_ERRORS, TEST_PATCH_FAILED))
         script.append(print_files(hidden, "hidden"))

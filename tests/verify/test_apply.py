@@ -177,3 +177,14 @@ async def test_a_fix_that_reads_files_with_odd_but_legal_names_resolves(agent_re
     edit(agent_repo, CORE, BUG[1], "    if x > hi + OFFSET:\n")
     verdict = await verifier.verify(toy_task, staged(agent_repo))
     assert verdict.resolved, verdict
+
+
+@pytest.mark.docker
+async def test_a_fix_with_thousands_of_packaging_files_resolves(agent_repo, toy_task, verifier):
+    """Each is read before and after the patch; none named on a command line."""
+    for i in range(3000):
+        (agent_repo / f"plugins/plugin_{i:04d}").mkdir(parents=True)
+        (agent_repo / f"plugins/plugin_{i:04d}/setup.py").write_text(f"from setuptools import setup\nsetup(name='p{i}')\n")
+    edit(agent_repo, CORE, BUG[1], BUG[0])
+    verdict = await verifier.verify(toy_task, staged(agent_repo))
+    assert verdict.resolved, verdict.detail
