@@ -30,6 +30,14 @@ def print_files(paths: Sequence[str], tag: str) -> str:
     return "\n".join(lines) or ":"
 
 
+def print_listed(listing: str, tag: str) -> str:
+    """`print_files` of the paths in the file `listing` (NUL-separated): the script stays short
+    however many there are (a command line has a size limit; a file does not). Bash."""
+    return (f"i=0; while IFS= read -r -d '' p; do if [ -f \"$p\" ] && [ ! -L \"$p\" ]; then "
+            f"echo \"{HEADER} {tag} $i 1\"; base64 < \"$p\"; else echo \"{HEADER} {tag} $i 0\"; fi; "
+            f"i=$((i + 1)); done < {shlex.quote(listing)}")
+
+
 def printed_files(output: str, tag: str, paths: Sequence[str]) -> dict[str, bytes | None]:
     """The files `print_files(paths, tag)` printed into `output` (None: absent, or not printed)."""
     found: dict[str, bytes | None] = dict.fromkeys(paths)

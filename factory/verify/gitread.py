@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 from factory.sandbox.docker import DockerSandbox
 from factory.sandbox.git import GIT
+from factory.verify import sections
 from factory.verify.policy import Change
 
 PATCH = "/tmp/factory-policy/agent.patch"
@@ -71,6 +72,11 @@ class Listing:
     links: frozenset[str] = frozenset()
     strip: str = "-p1"
     """git apply's -p for this patch (`-p0` for one made with --no-prefix)."""
+    records: list[tuple[bytes, bytes]] = field(default_factory=list)
+    """git's numstat record of each change, listed forward and reversed: what the cut patch
+    that leaves some out must list again (`apply_files`)."""
+    zero_context: bool = False
+    """The patch has hunks without context (`git diff -U0`): applied with `--unidiff-zero`."""
 
 
 @dataclass(frozen=True)
@@ -79,7 +85,7 @@ class Interpreter:
     sys_path: tuple[str, ...]
 
 
-def listing_script(patch: str, out: str = OUT, git: str = GIT, unprefixed: bool = False) -> str:
+def listing_script(patch: str, out: str = OUT, git: str = GIT, unprefixed: bool = False, zero_context: bool = False) -> str:
     """Shell, run at the repo root: the listing of the patch file `patch`, framed in `out`/all.
 
     `git` is the prefix of a factory git call whose index holds the start state. The leading
@@ -87,8 +93,9 @@ def listing_script(patch: str, out: str = OUT, git: str = GIT, unprefixed: bool 
     have been made with --no-prefix (`unprefixed`), none where only that applies. Either way the
     listing and the apply strip alike (`Listing.strip`)."""
     p, o = shlex.quote(patch), shlex.quote(out)
-    fallback = f" || {{ {git} apply --check -p0 {p} 2>/dev/null && s=-p0; }}" if unprefixed else ""
-    strip = f"s=-p1; {{ {git} apply --check -p1 {p} 2>/dev/null{fallback}; }}; printf %s $s > {o}/strip; "
+    check = f"{git} apply --check" + (" --unidiff-zero" if zero_context else "")
+    fallback = f" || {{ {check} -p0 {p} 2>/dev/null && s=-p0; }}" if unprefixed else ""
+    strip = f"s=-p1; {{ {check} -p1 {p} 2>/dev/null{fallback}; }}; printf %s $s > {o}/strip; "
     return (
         f"mkdir -p {o} && for f in {' '.join(PARTS)}; do : > {o}/$f; done && {strip}"
         f"{{ {git} apply --numstat -z $s {p} > {o}/forward && "
@@ -116,12 +123,13 @@ def parse_listing(blob: bytes) -> Listing:
     if parts["status"].strip() != b"0":
         listing.error = parts["error"].decode(errors="replace").strip()[-1000:] or "git apply failed"
         return listing
-    forward = [_numstat(r) for r in _records(parts["forward"])]
-    reverse = [_numstat(r) for r in _records(parts["reverse"])][::-1]
+    forward_records, reverse_records = _records(parts["forward"]), _records(parts["reverse"])[::-1]
+    forward, reverse = [_numstat(r) for r in forward_records], [_numstat(r) for r in reverse_records]
     if len(forward) != len(reverse) or any(f[1] != r[1] for f, r in zip(forward, reverse, strict=False)):
         listing.error = "git lists the patch differently when reversed"
         return listing
     listing.changes = [Change(path, None if old == path else old, binary) for (path, binary), (old, _) in zip(forward, reverse, strict=True)]
+    listing.records = list(zip(forward_records, reverse_records, strict=True))
     return listing
 
 
@@ -139,10 +147,47 @@ def _decode(raw: bytes) -> str:
     return raw.decode("utf-8", "surrogateescape")
 
 
-def apply_command(patch: str, exclude: Iterable[str] = (), git: str = GIT, strip: str = "-p1") -> str:
-    """`git apply` of exactly the sections the policy kept: the others left out by name."""
-    options = " ".join(shlex.quote("--exclude=" + _literal(p)) for p in exclude)
-    return f"{git} apply --whitespace=nowarn {strip} {options} {shlex.quote(patch)}"
+def apply_files(patch: str, listing: Listing, excluded: Iterable[str], out: str = OUT) -> dict[str, bytes]:
+    """What `apply_script` reads when the policy leaves sections out, as files: never on a command
+    line, whatever their number. The patch cut without them (`sections.split`) with the numstat
+    git must list for it (the kept sections' own records), when the cut has as many sections as
+    git listed; and the names left out, NUL-separated, for `--exclude` should the cut not be git's."""
+    excluded = set(excluded)
+    if not excluded:
+        return {}
+    files = {f"{out}/excludes": b"".join(_literal(p).encode("utf-8", "surrogateescape") + b"\0" for p in sorted(excluded))}
+    pieces = sections.split(patch)
+    if len(pieces) == len(listing.changes) == len(listing.records):
+        kept = [i for i, change in enumerate(listing.changes) if change.path not in excluded]
+        files[f"{out}/kept.patch"] = "".join(pieces[i] for i in kept).encode()
+        files[f"{out}/kept.forward"] = b"".join(listing.records[i][0] + b"\0" for i in kept)
+        files[f"{out}/kept.reverse"] = b"".join(listing.records[i][1] + b"\0" for i in reversed(kept))
+    return files
+
+
+def apply_script(patch: str, errors: str, failed: int, *, files: Iterable[str] = (), out: str = OUT, git: str = GIT,
+                 strip: str = "-p1", zero_context: bool = False, misplaced: int = 0) -> str:
+    """Shell (bash) applying exactly the sections of `patch` the policy kept, or exiting `failed`
+    with git's errors printed. With `files` (`apply_files`) sections are left out: by the cut
+    patch when git lists it as the kept sections alone, else by `--exclude`. A patch with hunks
+    without context is applied with `--unidiff-zero`, and exits `misplaced` if a hunk did not
+    apply at the line it names (git would search for its lines elsewhere: context-less, they
+    may be found in another function)."""
+    files = set(files)
+    p, e, k = shlex.quote(patch), shlex.quote(errors), shlex.quote(f"{out}/kept")
+    lines = [f"target={p}; ex=()"]
+    if f"{out}/excludes" in files:
+        read = f'while IFS= read -r -d "" x; do ex+=("--exclude=$x"); done < {shlex.quote(out + "/excludes")}'
+        if f"{out}/kept.patch" in files:
+            listed = [f"{git} apply --numstat -z {flag}{strip} {k}.patch 2>/dev/null | cmp -s - {k}.{name}"
+                      for flag, name in (("", "forward"), ("-R ", "reverse"))]
+            read = f"if {' && '.join(listed)}; then target={k}.patch; else {read}; fi"
+        lines.append(read)
+    options = f"--whitespace=nowarn {strip}" + (" --unidiff-zero -v" if zero_context else "")
+    lines.append(f'{git} apply {options} "${{ex[@]}}" "$target" 2> {e} || {{ cat {e}; exit {failed}; }}')
+    if zero_context:
+        lines.append(f"if grep -q '^Hunk #[0-9]* succeeded at [0-9]* (offset' {e}; then cat {e}; exit {misplaced}; fi")
+    return "\n".join(lines)
 
 
 def _literal(path: str) -> str:
@@ -163,9 +208,9 @@ def parse_probe(output: str) -> Interpreter | None:
     return None
 
 
-def printed_listing_script(patch: str = PATCH, unprefixed: bool = False) -> str:
+def printed_listing_script(patch: str = PATCH, unprefixed: bool = False, zero_context: bool = False) -> str:
     """Shell, run at the repo root at the start state: the listing of `patch`, printed base64."""
-    return f"{listing_script(patch, unprefixed=unprefixed)}; base64 {OUT}/all"
+    return f"{listing_script(patch, unprefixed=unprefixed, zero_context=zero_context)}; base64 {OUT}/all"
 
 
 def may_lack_prefixes(text: str) -> bool:

@@ -1,7 +1,10 @@
 """Packaging files in a patch: a test extra is a requirement, pytest's sections are configuration.
 
 The policy keeps pyproject.toml, setup.cfg and setup.py changes; once the kept part of the
-patch is applied, the verifier compares each before and after here.
+patch is applied, the verifier compares each before and after here, and leaves a file whose
+change configures pytest at its start state (flagged): the package is not installed again at
+verification, so what such a file says matters to the tests only as configuration, and the
+tests run under the task's.
 """
 
 from __future__ import annotations
@@ -31,11 +34,11 @@ REQUIREMENT_STRING = re.compile(
 """A quoted requirement on pytest or a plugin (`"pytest-cov>=4"`); `"pytest11"` is not one."""
 
 
-def packaging_refusal(path: str, before: bytes | None, after: bytes | None) -> str | None:
+def packaging_configuration(path: str, before: bytes | None, after: bytes | None) -> str | None:
     """Why the change of a packaging file is test configuration, or None.
 
     pyproject.toml and setup.cfg are compared as data: a changed key of pytest's own
-    (`[tool.pytest.ini_options]`, `[tool:pytest]`, a `pytest11` entry point) refuses; other
+    (`[tool.pytest.ini_options]`, `[tool:pytest]`, a `pytest11` entry point) is; other
     tools' settings that merely name pytest (`[tool.uv] dev-dependencies`, a mypy override for
     `_pytest.*`) and requirement lists (a `test` extra) do not. setup.py, and a file that does
     not parse, is compared line by line, requirement strings left out.

@@ -7,13 +7,15 @@ are the rules, as pure functions of that list and of facts about the start state
 
 Refused outright (the whole patch; a trajectory that tries these is poisoned):
     symlinks and gitlinks (created, changed or written through), paths outside the repo or
-    in .git, pytest configuration files (conftest.py anywhere, pytest.ini, tox.ini, ...),
-    pytest sections of packaging files (`packaging.py`), interpreter start-up hooks (`*.pth`,
-    sitecustomize / usercustomize as a module or a package, anywhere), and a new top-level
-    module or package whose name the image's test interpreter can already import.
+    in .git, interpreter start-up hooks (`*.pth`, sitecustomize / usercustomize as a module
+    or a package, anywhere), and a new top-level module or package whose name the image's
+    test interpreter can already import. Left out, each of these would still say something
+    false about the repo the rest of the patch was written for, or run where no drop reaches.
 Dropped and flagged (the rest of the patch is still graded):
-    test files and test folders (the hidden tests come from the task, not the agent), and
-    binary files.
+    test configuration (conftest.py anywhere, pytest.ini, tox.ini, ...; pytest's sections of
+    packaging files are judged after the apply, `packaging.py`), test files and test folders
+    (the hidden tests come from the task, under its own configuration, not the agent's), and
+    binary files. A file left out is the start state's: nothing of the agent's runs from it.
 Left out silently:
     build artifacts (bytecode, egg-info, caches: `BUILD_ARTIFACTS`).
 """
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import re
 import sys
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
@@ -35,6 +38,8 @@ code (django.test, numpy.testing) and are graded, with a flag for the reviewer."
 PYTEST_CONFIG = {"pytest.ini", ".pytest.ini", "pytest.toml", ".pytest.toml", "tox.ini", "conftest.py", "noxfile.py"}
 PACKAGING_CONFIG = {"pyproject.toml", "setup.cfg", "setup.py"}
 STARTUP_HOOKS = {"sitecustomize", "usercustomize"}
+FLAGS_PER_KIND = 20
+"""Dropped sections named one by one in the flags; past that, one flag counts the rest."""
 TEST_MACHINERY = {"pytest", "_pytest", "pluggy", "py", "iniconfig", "packaging", "unittest", "conftest"}
 FALLBACK_IMPORTABLE = frozenset(sys.stdlib_module_names) | TEST_MACHINERY
 """Used only when the image's interpreter could not be asked what it imports."""
@@ -77,7 +82,7 @@ class RepoFacts:
 class Decision:
     kept: list[Change] = field(default_factory=list)
     dropped: list[Change] = field(default_factory=list)
-    """Left out with a flag: test changes, binary files."""
+    """Left out with a flag: test configuration, test changes, binary files."""
     ignored: list[Change] = field(default_factory=list)
     """Left out silently: build artifacts."""
     flags: list[str] = field(default_factory=list)
@@ -86,7 +91,7 @@ class Decision:
 
     @property
     def excluded(self) -> list[str]:
-        """The names to pass to `git apply --exclude`."""
+        """The names whose sections are left out (`gitread.apply_files`)."""
         return sorted({c.path for c in (*self.dropped, *self.ignored)})
 
     @property
@@ -130,24 +135,31 @@ def apply_policy(changes: Iterable[Change], facts: RepoFacts) -> Decision:
             why = _path_refusal(path, facts)
             if why:
                 return refused(why)
-    decision = Decision()
+    decision, named = Decision(), Counter()
+
+    def drop(change: Change, kind: str) -> None:
+        decision.dropped.append(change)
+        named[kind] += 1
+        if named[kind] <= FLAGS_PER_KIND:
+            decision.flags.append(f"{kind}: {change.path}")
+
     for change in changes:
         if any(_is_artifact(p) for p in change.paths):
             decision.ignored.append(change)
+        elif any(_name(p) in PYTEST_CONFIG for p in change.paths):
+            drop(change, "dropped test configuration")
         elif any(is_test_path(p) for p in change.paths):
-            decision.dropped.append(change)
-            decision.flags.append(f"dropped test change: {change.path}")
+            drop(change, "dropped test change")
         elif change.binary:
-            decision.dropped.append(change)
-            decision.flags.append(f"dropped binary file: {change.path}")
+            drop(change, "dropped binary file")
         else:
             decision.kept.append(change)
-    # `--exclude` leaves out every section of a name: so does the policy
+    # a section is left out by its name, with every other section of that name: so does the policy
     excluded = set(decision.excluded)
     for change in [c for c in decision.kept if c.path in excluded]:
         decision.kept.remove(change)
-        decision.dropped.append(change)
-        decision.flags.append(f"dropped with a left-out section of the same name: {change.path}")
+        drop(change, "dropped with a left-out section of the same name")
+    decision.flags += [f"{kind}: {count - FLAGS_PER_KIND} more" for kind, count in named.items() if count > FLAGS_PER_KIND]
     for change in decision.kept:
         shadowed = _shadowed(change.path, facts)
         if shadowed:
@@ -174,14 +186,12 @@ def _path_refusal(path: str, facts: RepoFacts) -> str | None:
         return f"path is not UTF-8: {path!r}"
     if UNPRINTABLE.search(path):
         return f"path with control characters: {path!r}"
-    if path.startswith("/") or "\\" in path or any(p in ("", ".", "..") for p in parts):
+    if path.startswith("/") or any(p in ("", ".", "..") for p in parts):  # a backslash is a name's, on POSIX
         return f"path outside the repo: {path}"
     if any(p.lower().rstrip(". ") == ".git" or p.lower() == "git~1" for p in parts):
         return f"change inside .git: {path}"
     if any("/".join(parts[:i]) in facts.links for i in range(1, len(parts) + 1)):
         return f"symlink or submodule at {path}"
-    if name in PYTEST_CONFIG:
-        return f"test configuration: {path}"
     if name.lower().endswith(".pth") or any(p.split(".")[0] in STARTUP_HOOKS for p in parts):
         return f"interpreter start-up hook: {path}"
     return None

@@ -29,7 +29,7 @@ import logging
 import random
 import shlex
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
@@ -38,16 +38,16 @@ from factory.errors import SandboxCrashed, SandboxError, VerifyError
 from factory.records import Check, Reason, StartState, Task, Verdict
 from factory.sandbox.config import SandboxConfig
 from factory.sandbox.docker import DIFF_LIMIT, DockerSandbox
-from factory.sandbox.printed import print_files, printed_files
+from factory.sandbox.printed import print_files, print_listed, printed_files
 from factory.sandbox.pull import ImageUnavailable, Puller
-from factory.verify import classes, gitread
+from factory.verify import classes, gitread, sections
 from factory.verify.ahead import Ahead
 from factory.verify.config import VerifierConfig
 from factory.verify.controls import ControlPlan, hidden_files, plan_controls
 from factory.verify.flags import static_flags
 from factory.verify.grading import TestRun, grade
 from factory.verify.hiding import OUTSIDE, ImageFiles, hide_originals, outside_command
-from factory.verify.packaging import packaging_refusal
+from factory.verify.packaging import packaging_configuration
 from factory.verify.policy import (
     FALLBACK_IMPORTABLE,
     Decision,
@@ -64,10 +64,12 @@ PRIVATE = "/root/factory-verify"  # the job, the setup script, the report: root 
 TEST_UID = 1000
 TRUSTED_INI = "[pytest]\n"
 TEST_PATCH = "/tmp/factory-tests.patch"
-AGENT_PATCH_FAILED, TEST_PATCH_FAILED = 3, 4
+AGENT_PATCH_FAILED, TEST_PATCH_FAILED, AGENT_PATCH_MISPLACED = 3, 4, 5
 """Exit codes of the apply script (`_apply`)."""
 REPORT = "factory-verify-report"
 APPLY_ERRORS = "/tmp/factory-apply.err"
+PACKAGING = f"{gitread.OUT}/packaging"
+"""The packaging files the patch changes, NUL-separated: read before and after it is applied."""
 log = logging.getLogger(__name__)
 
 
@@ -77,6 +79,9 @@ class Hidden:
 
     sources: dict[str, str]
     classes: classes.Classes
+    restored: dict[str, bytes | None] = field(default_factory=dict)
+    """Packaging files whose pytest configuration was left out: their start-state bytes (None: absent)."""
+    flags: list[str] = field(default_factory=list)
 
 
 REUSED = "reused verdict of an identical patch"
@@ -216,13 +221,13 @@ class DockerVerifier:
             if isinstance(judged, Verdict):
                 return judged
             touched = [p for c in judged.kept for p in c.paths]
-            applied = await self._apply(sandbox, task, judged, touched, listing.strip)
+            applied = await self._apply(sandbox, task, patch, listing, judged, touched)
             if isinstance(applied, Verdict):
                 return applied.model_copy(update={"flags": [*applied.flags, *judged.flags, *flags]})
             report = await self._run_tests(sandbox, task, touched, applied)
         finally:
             await sandbox.close()
-        return grade(task, report, [*judged.flags, *flags])
+        return grade(task, report, [*judged.flags, *applied.flags, *flags])
 
     async def _at_start(self, task: Task, patch: str) -> tuple[DockerSandbox, gitread.Listing]:
         """A container at the start state, and git's listing of the patch in it: the one started
@@ -262,11 +267,19 @@ class DockerVerifier:
         if not patch.strip():
             return gitread.Listing()
         await sandbox.write_files({gitread.PATCH: patch}, owner="root")
-        result = await sandbox.exec(gitread.printed_listing_script(unprefixed=gitread.may_lack_prefixes(patch)),
+        zero = sections.has_zero_context_hunk(patch)
+        result = await sandbox.exec(gitread.printed_listing_script(unprefixed=gitread.may_lack_prefixes(patch), zero_context=zero),
                                     timeout=600, user="root", output_limit=DIFF_LIMIT)
-        if result.exit_code != 0 or result.truncated_bytes:
-            raise SandboxError(f"could not list the agent patch: {result.output[-2000:]}")
-        return gitread.read_printed_listing(result.output)
+        if result.timed_out:
+            raise SandboxError(f"listing the agent patch timed out: {result.output[-2000:]}")
+        try:
+            if result.exit_code != 0 or result.truncated_bytes:
+                raise ValueError(result.output[-2000:])
+            listing = gitread.read_printed_listing(result.output)
+        except (ValueError, IndexError) as exc:  # the script and the start state are the task's: the patch did it
+            return gitread.Listing(error=f"could not list the patch: {exc}")
+        listing.zero_context = zero
+        return listing
 
     def expect(self, task: Task) -> None:
         """An attempt of `task` began sampling: its verification container may start now (`Ahead`)."""
@@ -291,40 +304,54 @@ class DockerVerifier:
                            flags=[*decision.flags, *flags])
         return decision
 
-    async def _apply(self, sandbox: DockerSandbox, task: Task, decision: Decision, touched: list[str],
-                     strip: str) -> Verdict | Hidden:
+    async def _apply(self, sandbox: DockerSandbox, task: Task, patch: str, listing: gitread.Listing, decision: Decision,
+                     touched: list[str]) -> Verdict | Hidden:
         """In one exec: the agent patch applied as judged (the very bytes git listed, the sections the
-        policy left out left out by git), its packaging files read before and after, the hidden
-        tests applied, and the hidden test files and the repo's class headers read for the
-        controls. Those, or a Verdict."""
+        policy left out left out by git, named in files), its packaging files read before and after,
+        the hidden tests applied, and the hidden test files and the repo's class headers read for
+        the controls. Those, or a Verdict."""
         packaging, hidden = decision.packaging_files, hidden_files(task, touched)
-        script = [print_files(packaging, "before")]
+        files = gitread.apply_files(patch, listing, decision.excluded)
+        if packaging:  # named in a file: a patch may hold thousands, and a command line has a limit
+            files[PACKAGING] = b"".join(p.encode("utf-8", "surrogateescape") + b"\0" for p in packaging)
+        if files:
+            await sandbox.write_files(files, owner="root")
+        script = [print_listed(PACKAGING, "before") if packaging else ":"]
         if decision.kept:
-            script.append(_or_exit(gitread.apply_command(gitread.PATCH, decision.excluded, strip=strip), AGENT_PATCH_FAILED))
-        script.append(print_files(packaging, "after"))
+            script.append(gitread.apply_script(gitread.PATCH, APPLY_ERRORS, AGENT_PATCH_FAILED, files=files, strip=listing.strip,
+                                               zero_context=listing.zero_context, misplaced=AGENT_PATCH_MISPLACED))
+        script.append(print_listed(PACKAGING, "after") if packaging else ":")
         if task.test_patch:
-            script.append(_or_exit(gitread.apply_command(TEST_PATCH), TEST_PATCH_FAILED))
+            script.append(gitread.apply_script(TEST_PATCH, APPLY_ERRORS, TEST_PATCH_FAILED))
         script.append(print_files(hidden, "hidden"))
         script += [classes.COMMAND, print_files([classes.LISTING], "classes")]
         result = await sandbox.exec("\n".join(script), timeout=300, user="root", output_limit=DIFF_LIMIT)
         if result.exit_code == AGENT_PATCH_FAILED:
             return Verdict(resolved=False, reason=Reason.patch_failed, detail="agent patch does not apply")
+        if result.exit_code == AGENT_PATCH_MISPLACED:
+            return Verdict(resolved=False, reason=Reason.patch_failed,
+                           detail=f"a hunk without context lines does not apply at the line it names: {result.output[-500:]}")
         if result.exit_code == TEST_PATCH_FAILED:
             raise VerifyError(f"task {task.instance_id}: its hidden tests do not apply to its start state")
-        if result.exit_code != 0 or result.truncated_bytes:
-            raise SandboxError(f"could not apply and read the patches: {result.output[-1000:]}")
+        if result.timed_out:
+            raise SandboxError(f"applying and reading the patches timed out: {result.output[-1000:]}")
+        if result.exit_code != 0 or result.truncated_bytes:  # the script and the start state are the task's: the patch did it
+            return Verdict(resolved=False, reason=Reason.patch_failed,
+                           detail=f"could not apply and read the patch: {result.output[-1000:]}")
         before, after = (printed_files(result.output, when, packaging) for when in ("before", "after"))
+        restored, flags = {}, []
         for path in packaging:
-            refused = packaging_refusal(path, before[path], after[path])
-            if refused:
-                return Verdict(resolved=False, reason=Reason.patch_rejected, detail=refused, flags=[f"refused: {refused}"])
+            configures = packaging_configuration(path, before[path], after[path])
+            if configures:  # left at its start state: the tests run under the task's configuration
+                restored[path] = before[path]
+                flags.append(f"dropped {configures}")
         sources = {}
         for path, data in printed_files(result.output, "hidden", hidden).items():
             if data is not None:
                 with contextlib.suppress(UnicodeDecodeError):  # not text: no controls in it
                     sources[path] = data.decode()
         listing = printed_files(result.output, "classes", [classes.LISTING])[classes.LISTING] or b""
-        return Hidden(sources, classes.Classes.parse(listing.decode(errors="replace")))
+        return Hidden(sources, classes.Classes.parse(listing.decode(errors="replace")), restored, flags)
 
     async def _facts(self, sandbox: DockerSandbox, task: Task, listing: gitread.Listing) -> RepoFacts:
         key = (task.image, task.test_cmd)
@@ -355,11 +382,12 @@ class DockerVerifier:
         outside = await self._image_files(sandbox, task)
         await sandbox.write_files({  # one upload: every write is a round trip to the engine
             **plan.files,
+            **{path: data for path, data in hidden.restored.items() if data is not None},
             **{f"{PRIVATE}/original-{i}": sources[path] for i, path in enumerate(plan.files) if path in sources},
             **{f"{TRUSTED}/{name}": package.joinpath(name).read_text() for name in ("runner.py", "factory_pytest_plugin.py")},
             f"{TRUSTED}/pytest.ini": TRUSTED_INI,
             f"{PRIVATE}/job.json": json.dumps(job),
-            f"{PRIVATE}/setup.sh": _setup_script(task.workdir, plan, outside),
+            f"{PRIVATE}/setup.sh": _setup_script(task.workdir, plan, outside, [p for p, d in hidden.restored.items() if d is None]),
         }, owner="root")
         prefix = f"{task.test_cmd}; " if task.test_cmd else ""
         # this command line stays readable in /proc while the tests run: it names no test. The
@@ -432,22 +460,18 @@ def _reused(verdict: Verdict, started: float) -> Verdict:
     return verdict.model_copy(update={"flags": [*verdict.flags, REUSED], "seconds": time.monotonic() - started}, deep=True)
 
 
-def _setup_script(workdir: str, plan: ControlPlan, outside: ImageFiles) -> str:
-    """Root-only shell run before the tests: nothing the test user can read shows the test files
-    as they were before the controls went in (`hiding`), and the code under test may read the
-    repo but change nothing in it, tests included."""
+def _setup_script(workdir: str, plan: ControlPlan, outside: ImageFiles, removed: list[str]) -> str:
+    """Root-only shell run before the tests: the files the patch made and the verdict leaves out
+    (`removed`) gone, nothing the test user can read shows the test files as they were before
+    the controls went in (`hiding`), and the code under test may read the repo but change
+    nothing in it, tests included."""
     w = shlex.quote(workdir)
     lines = [
-        "set -e", f"cd {w}", *hide_originals(workdir, plan.files, PRIVATE, outside),
+        "set -e", f"cd {w}", *(f"rm -f -- {shlex.quote(p)}" for p in removed), *hide_originals(workdir, plan.files, PRIVATE, outside),
         f"chown -R root:root {w} {TRUSTED}", f"chmod -R go-w {w} {TRUSTED}",
         f"chmod 700 /root {PRIVATE}", f"chmod 600 {PRIVATE}/*",
     ]
     return "\n".join(lines) + "\n"
-
-
-def _or_exit(command: str, code: int) -> str:
-    """`command`, its errors kept off the output (files are printed there) unless it fails."""
-    return f"{command} 2> {APPLY_ERRORS} || {{ cat {APPLY_ERRORS}; exit {code}; }}"
 
 
 def _infrastructure(exc: BaseException) -> bool:

@@ -37,13 +37,14 @@ def at_import(code: str) -> dict[str, str]:
 
 
 ATTACKS = {
-    # forged reports through pytest's own hooks
-    "root conftest report hook": ({"conftest.py": REPORT_HOOK}, Reason.patch_rejected),
-    "nested conftest report hook": ({"tests/conftest.py": REPORT_HOOK}, Reason.patch_rejected),
-    "conftest deep in the package": ({"toy/sub/conftest.py": REPORT_HOOK}, Reason.patch_rejected),
-    "pytest.ini with addopts": ({"pytest.ini": "[pytest]\naddopts = -p no:python\n"}, Reason.patch_rejected),
-    "pyproject pytest section": ({"pyproject.toml": "[tool.pytest.ini_options]\naddopts = '-x'\n"}, Reason.patch_rejected),
-    "setup.cfg pytest section": ({"setup.cfg": "[tool:pytest]\naddopts = --co\n"}, Reason.patch_rejected),
+    # forged reports through pytest's own hooks and configuration: left out, so the tests judge no fix
+    "root conftest report hook": ({"conftest.py": REPORT_HOOK}, Reason.tests_failed),
+    "nested conftest report hook": ({"tests/conftest.py": REPORT_HOOK}, Reason.tests_failed),
+    "conftest deep in the package": ({"toy/sub/conftest.py": REPORT_HOOK}, Reason.tests_failed),
+    "pytest.ini with addopts": ({"pytest.ini": "[pytest]\naddopts = -p no:python\n"}, Reason.tests_failed),
+    "tox.ini pytest section": ({"tox.ini": "[pytest]\naddopts = --co\n"}, Reason.tests_failed),
+    "pyproject pytest section": ({"pyproject.toml": "[tool.pytest.ini_options]\naddopts = '-x'\n"}, Reason.tests_failed),
+    "setup.cfg pytest section": ({"setup.cfg": "[tool:pytest]\naddopts = --co\n"}, Reason.tests_failed),
     "pth start-up hook": ({"toy/evil.pth": "import os; os._exit(0)\n"}, Reason.patch_rejected),
     "sitecustomize": ({"sitecustomize.py": "import os\nos._exit(0)\n"}, Reason.patch_rejected),
     "usercustomize in a package": ({"toy/usercustomize.py": "import os\n"}, Reason.patch_rejected),
@@ -136,10 +137,16 @@ async def test_symlink_patch_is_rejected_by_the_verifier(make_patch, toy_task, v
     assert (verdict.resolved, verdict.reason) == (False, Reason.patch_rejected)
 
 
-async def test_a_right_fix_with_a_planted_conftest_is_still_refused(make_patch, toy_task, verifier):
-    verdict = await verifier.verify(toy_task, make_patch({"conftest.py": REPORT_HOOK}, fix=True))
-    assert (verdict.resolved, verdict.reason) == (False, Reason.patch_rejected)
-    assert any("conftest.py" in f for f in verdict.flags)
+async def test_a_right_fix_with_planted_test_configuration_is_judged_without_it(make_patch, toy_task, verifier):
+    """Each of these would stop the run were it applied: the fix resolves, what was left out is flagged."""
+    stop = "raise SystemExit(3)\n"
+    planted = {"conftest.py": stop, "toy/conftest.py": stop, "pytest.ini": "[pytest]\naddopts = --no-such-option\n",
+               "setup.cfg": "[tool:pytest]\naddopts = --no-such-option\n"}
+    verdict = await verifier.verify(toy_task, make_patch(planted, fix=True))
+    assert verdict.resolved, verdict
+    assert {"dropped test configuration: conftest.py", "dropped test configuration: toy/conftest.py",
+            "dropped test configuration: pytest.ini"} <= set(verdict.flags)
+    assert any(f.startswith("dropped test configuration in packaging file: setup.cfg") for f in verdict.flags), verdict.flags
 
 
 async def test_a_binary_file_is_left_out_and_fixes_nothing(agent_repo, make_patch, toy_task, verifier):

@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 
 from factory.verify.gitread import _literal, parse_probe
-from factory.verify.packaging import packaging_refusal
+from factory.verify.packaging import packaging_configuration
 from factory.verify.policy import (
+    FLAGS_PER_KIND,
     Change,
     RepoFacts,
     apply_policy,
@@ -43,11 +44,10 @@ def test_what_a_test_path_is(path, test):
 
 @pytest.mark.parametrize(("path", "why"), [
     ("../escape.py", "outside the repo"), ("/etc/cron.d/x", "outside the repo"), ("a//b.py", "outside the repo"),
-    ("a/./b.py", "outside the repo"), ("a\\b.py", "outside the repo"),
+    ("a/./b.py", "outside the repo"),
     (".git/config", "inside .git"), ("toy/.GIT/hooks/x", "inside .git"), (".git./x", "inside .git"),
     ("caf\udce9.py", "not UTF-8"), ("a\nb.py", "control characters"), ("a\u2028b.py", "control characters"),
     ("a\x85b.py", "control characters"),
-    ("conftest.py", "test configuration"), ("tests/conftest.py", "test configuration"), ("tox.ini", "test configuration"),
     ("toy/x.pth", "start-up hook"), ("sitecustomize.py", "start-up hook"), ("sitecustomize/__init__.py", "start-up hook"),
     ("lib/usercustomize/hook.py", "start-up hook"), ("toy/usercustomize.py", "start-up hook"),
     ("json.py", "shadows 'json'"), ("json.abi3.so", "shadows 'json'"), ("pytest/__init__.py", "shadows 'pytest'"), ("src/attr/__init__.py", "shadows 'attr'"),
@@ -58,9 +58,26 @@ def test_refused_paths(path, why):
     assert decision.flags == [f"refused: {decision.rejected}"]
 
 
+@pytest.mark.parametrize("path", ["a\\b.py", "toy/with space.py", "toy/it's \"quoted\".py", "toy/-dash.py", "toy/naïve.py",
+                                  "toy/[x]*?.py", "-x/--y.py"])
+def test_odd_but_legal_posix_names_are_kept(path):
+    decision = judge(Change(path))
+    assert decision.rejected is None and decision.kept == [Change(path)]
+
+
+@pytest.mark.parametrize("path", ["conftest.py", "tests/conftest.py", "toy/sub/conftest.py", "tox.ini", "pytest.ini",
+                                  ".pytest.ini", "pytest.toml", "toy/noxfile.py"])
+def test_test_configuration_is_dropped_with_a_flag_not_refused(path):
+    decision = judge(Change("toy/core.py"), Change(path))
+    assert decision.rejected is None
+    assert decision.kept == [Change("toy/core.py")] and decision.excluded == [path]
+    assert decision.flags == [f"dropped test configuration: {path}"]
+
+
 def test_refusals_read_both_names_of_a_rename_and_links_from_the_start_state():
     assert "outside" in judge(Change("toy/ok.py", source="../x.py")).rejected
-    assert "conftest" in judge(Change("toy/ok.py", source="conftest.py")).rejected
+    # a rename out of (or into) a conftest is left out whole: the start state's conftest stays
+    assert judge(Change("toy/ok.py", source="conftest.py")).excluded == ["toy/ok.py"]
     links = frozenset({"docs/link", "vendor/sub"})
     assert "symlink or submodule at docs/link" in judge(Change("docs/link"), links=links).rejected
     assert "symlink or submodule" in judge(Change("vendor/sub/x.py"), links=links).rejected
@@ -83,6 +100,13 @@ def test_dropped_ignored_and_kept():
         "dropped test change: tests/test_mine.py", "dropped binary file: toy/data.bin",
         "dropped test change: toy/moved.py", "changes library test support: numpy/testing/utils.py",
     ]
+
+
+def test_thousands_of_dropped_files_are_named_in_a_few_flags():
+    decision = judge(Change("toy/core.py"), *(Change(f"tests/data/case_{i}.json") for i in range(5000)))
+    assert len(decision.excluded) == 5000 and decision.kept == [Change("toy/core.py")]
+    assert len(decision.flags) == FLAGS_PER_KIND + 1
+    assert decision.flags[-1] == f"dropped test change: {5000 - FLAGS_PER_KIND} more"
 
 
 def test_a_kept_section_that_shares_its_name_with_a_dropped_one_is_left_out_with_it():
@@ -144,7 +168,7 @@ def test_mode_lines_other_than_a_regular_files_refuse_before_git_runs():
     ("setup.py", "", "setup(entry_points={'pytest11': ['evil = toy.evil']})\n", True),
 ])
 def test_packaging_files(path, before, after, refused):
-    why = packaging_refusal(path, None if before is None else before.encode(), after.encode())
+    why = packaging_configuration(path, None if before is None else before.encode(), after.encode())
     assert (why is not None) is refused, why
 
 
@@ -197,7 +221,11 @@ def test_a_section_after_a_hunk_without_its_own_header_is_judged(repo):
     git(repo, "reset", "-q", "--hard")
     assert hostgit.apply(repo, patch) and (repo / "conftest.py").exists()  # git applies it
     git(repo, "reset", "-q", "--hard")
-    assert "test configuration: conftest.py" in hostgit.judge(repo, patch).rejected
+    (repo / "conftest.py").unlink()
+    decision = hostgit.judge(repo, patch)
+    assert decision.excluded == ["conftest.py"] and "dropped test configuration: conftest.py" in decision.flags
+    assert hostgit.apply(repo, patch, decision.excluded)  # the cut patch, as git lists it: the fix alone
+    assert not (repo / "conftest.py").exists() and "hi + 1" not in (repo / "toy/core.py").read_text()
 
 
 def test_header_lines_broken_by_unicode_line_separators_are_read_as_git_reads_them(repo):
@@ -212,7 +240,7 @@ def test_header_lines_broken_by_unicode_line_separators_are_read_as_git_reads_th
     assert hostgit.apply(repo, patch) and (repo / "conftest.py").exists()
     git(repo, "reset", "-q", "--hard")
     assert [c.path for c in hostgit.listing(repo, patch).changes] == ["conftest.py"]
-    assert "test configuration: conftest.py" in hostgit.judge(repo, patch).rejected
+    assert hostgit.judge(repo, patch).excluded == ["conftest.py"]
 
 
 def test_quoted_non_ascii_and_wildmatch_names_are_kept_and_applied(repo):

@@ -42,14 +42,17 @@ async def resolved(verifier, task, patch: str) -> list[str]:
 
 
 async def test_a_conftest_section_after_a_hunk_without_its_own_header(make_patch, toy_task, verifier):
-    patch = make_patch({}, fix=True) + "--- /dev/null\n+++ b/conftest.py\n" + HOOK_HUNK
-    await refused(verifier, toy_task, patch, "test configuration: conftest.py")
+    """Left out as git reads it: the report hook never runs, so the fix beside it is judged alone."""
+    patch = make_patch({}, fix=True) + "--- /dev/null\n+++ b/conftest.py\n" + HOOK_HUNK.replace("'passed'", "'failed'")
+    assert "dropped test configuration: conftest.py" in await resolved(verifier, toy_task, patch)
 
 
 async def test_a_conftest_behind_header_lines_broken_by_unicode_separators(toy_task, verifier):
     patch = ("diff --git a/toy/ok.py b/toy/ok.py\u0085\nnew file mode 100644\nsimilarity index 0%\u2028@@\n"
              "--- /dev/null\n+++ b/conftest.py\n" + HOOK_HUNK)
-    await refused(verifier, toy_task, patch, "test configuration: conftest.py")
+    verdict = await verifier.verify(toy_task, patch)
+    assert (verdict.resolved, verdict.reason) == (False, Reason.tests_failed), verdict
+    assert "dropped test configuration: conftest.py" in verdict.flags
 
 
 async def test_a_pytest_shadow_behind_mnemonic_prefixes(agent_repo, toy_task, verifier):
@@ -86,7 +89,9 @@ async def test_a_module_pytest_looks_for_at_start_and_does_not_find_is_no_new_na
 
 async def test_a_pytest_entry_point_in_setup_py(make_patch, toy_task, verifier):
     setup = "from setuptools import setup\n\nsetup(name='toy', entry_points={'pytest11': ['evil = toy.core']})\n"
-    await refused(verifier, toy_task, make_patch({"setup.py": setup}, fix=True), "test configuration in packaging file")
+    verdict = await verifier.verify(toy_task, make_patch({"setup.py": setup}))
+    assert (verdict.resolved, verdict.reason) == (False, Reason.tests_failed), verdict
+    assert any(f.startswith("dropped test configuration in packaging file: setup.py") for f in verdict.flags)
 
 
 # ---------------------------------------------------------------------- right fixes that resolve
@@ -107,6 +112,21 @@ async def test_a_fix_in_a_file_with_a_non_ascii_name(make_patch, toy_task, verif
 
 async def test_a_fix_with_a_new_top_level_module_nothing_imports_yet(make_patch, toy_task, verifier):
     await resolved(verifier, toy_task, make_patch(core_using("toyhelpers")))
+
+
+async def test_a_fix_with_its_own_test_and_fixture_a_tox_env_and_a_registered_marker(make_patch, toy_task, verifier):
+    """What a careful engineer adds beside a fix: all left out, flagged, and the fix resolves."""
+    edits = {
+        "tests/conftest.py": "import pytest\n\n\n@pytest.fixture\ndef bounds():\n    return 0, 10\n",
+        "tests/test_clamp_edges.py": "import pytest\nfrom toy.core import clamp\n\n\n@pytest.mark.edge\n"
+                                     "def test_high(bounds):\n    assert clamp(11, *bounds) == 10\n",
+        "tox.ini": "[tox]\nenvlist = py311\n\n[testenv]\ncommands = pytest\n\n[pytest]\nmarkers =\n    edge: edge cases\n",
+        "pyproject.toml": '[project]\nname = "toy"\nversion = "0"\n\n[tool.pytest.ini_options]\nmarkers = ["edge: edge cases"]\n',
+    }
+    flags = await resolved(verifier, toy_task, make_patch(edits, fix=True))
+    assert {"dropped test configuration: tests/conftest.py", "dropped test configuration: tox.ini",
+            "dropped test change: tests/test_clamp_edges.py"} <= set(flags)
+    assert any(f.startswith("dropped test configuration in packaging file: pyproject.toml") for f in flags), flags
 
 
 async def test_a_fix_with_test_extras_in_the_packaging_metadata(make_patch, toy_task, verifier):
