@@ -212,10 +212,10 @@ def _called_from_the_test(frame):
     if item is None:
         return "a blind check ran outside any test"
     if frame.f_code not in codes:
-        return "a blind check of %s was called from %s, not from its test" % (item.nodeid, frame.f_code.co_name)
+        return f"a blind check of {item.nodeid} was called from {frame.f_code.co_name}, not from its test"
     frames.add(frame)
     if len(frames) > 1 and not many:
-        return "the body of %s ran more than once in its test" % item.nodeid
+        return f"the body of {item.nodeid} ran more than once in its test"
     return None
 
 
@@ -370,19 +370,19 @@ def _take():
             continue
         for key, value in list(vars(module).items()):
             if isinstance(value, (types.FunctionType, type)) and getattr(value, "__module__", None) == name:
-                taken.append(("%s.%s" % (name, key), vars(module), key, value))
+                taken.append((f"{name}.{key}", vars(module), key, value))
                 if isinstance(value, type):
                     space = vars(value)
-                    taken.extend(("%s.%s.%s" % (name, key, k), space, k, v) for k, v in list(space.items()))
+                    taken.extend((f"{name}.{key}.{k}", space, k, v) for k, v in list(space.items()))
                     if name in ("_pytest.reports", "_pytest.runner"):  # others gain caches as pytest runs
-                        taken.append(("%s.%s (its attributes)" % (name, key), space, None, len(space)))
+                        taken.append((f"{name}.{key} (its attributes)", space, None, len(space)))
     me = globals()
     taken.extend(("plugin." + k, me, k, v) for k, v in list(me.items()) if not k.startswith("__"))
     taken.extend(("builtins." + n, vars(builtins), n, vars(builtins).get(n)) for n in _USED_BUILTINS)
     for fn in (_seen, _send, _emit, _in_reach, _called_from_the_test, _watch, _altered, _take, _impls,
                _Raises.__exit__, _Raises.__init__):
         for attribute in ("__code__", "__defaults__", "__kwdefaults__", "__closure__", "__globals__"):
-            taken.append(("plugin code %s.%s" % (fn.__name__, attribute), fn, attribute, getattr(fn, attribute)))
+            taken.append((f"plugin code {fn.__name__}.{attribute}", fn, attribute, getattr(fn, attribute)))
     return taken
 
 
@@ -587,7 +587,7 @@ def pytest_collection_finish(session):
     now = _impls(session.config.pluginmanager)
     added = [impl for impl in now if impl not in _HOOKED[1] and not _pytests_own(impl[1])]
     if added:
-        _altered(["%s implemented by %r during collection" % (hook, plugin) for hook, plugin, _ in added])
+        _altered([f"{hook} implemented by {plugin!r} during collection" for hook, plugin, _ in added])
     _HOOKED[2] = now
     _emit({"kind": "collected", "count": len(session.items), "always_equal": _always_equal_classes()})
 
