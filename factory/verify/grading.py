@@ -8,6 +8,8 @@ a record counts only as far as nothing shows tampering:
 - every control whose original passed has failed (`controls.py`): a forger that makes
   failures pass cannot spare the controls without telling them from real hidden tests;
 - no class in a file the patch touched is equal to anything (the plugin's probe);
+- the plugin saw nothing of the test machinery altered and no blind check's stand-in misused
+  (`altered` records: a verdict `tampered`, flagged `ALTERED`);
 - a test reported passed also sent every one of its blind checks, each with the value the host
   expects (`blind.py`): those values never were in the test process.
 

@@ -1,7 +1,7 @@
 """Reporting plugin loaded into the verification pytest process (stdlib + pytest only).
 
-Reports every test phase, collection errors, the values of blind checks and an equality probe
-as JSON lines on a pipe the runner handed over. It holds nothing worth stealing (no key, no list of controls, no
+Reports every test phase, collection errors, the values of blind checks, an equality probe and
+what it saw altered of the test machinery (`_watch`) as JSON lines on a pipe the runner handed over. It holds nothing worth stealing (no key, no list of controls, no
 verdict): this module is as much in reach of the code under test as pytest is, so the
 grader believes these records only as far as controls that the code under test cannot tell
 from real hidden tests back them up. Python 3.6+.
