@@ -1,9 +1,12 @@
 """`resolved`: only runs the verifier accepted, and that the agent ended by submitting.
 
-A verdict can be resolved while it says its controls were weak (a forger could tell some
-copies from their originals, `docs/verify.md`); when the same patch also reaches into the test
-machinery or the interpreter, the pass may be forged, and a poisoned trajectory is worse than a
-missing one: such a run is dropped from the dataset (the verdict, and the pass rates, stand)."""
+A pass during which the test machinery was altered (pytest's report, runner or hook objects,
+the reporting plugin, the builtins it uses, the blind checks' stand-ins: seen by the plugin as
+the tests ran, `docs/verify.md`) may be forged, whatever the controls say, and a poisoned
+trajectory is worse than a missing one: such a run is dropped from the dataset (the verdict,
+and the pass rates, stand). The verifier counts such a run as tampered already; this holds
+for any verdict that carries the flag. What a patch's text mentions (`_pytest` in a
+`TYPE_CHECKING` import, an `atexit` helper: the static flags) is for a reviewer, never a drop."""
 
 from __future__ import annotations
 
@@ -12,6 +15,7 @@ from typing import ClassVar
 from factory.filters.base import AttemptFilter, DropReason, Rejection
 from factory.records import Attempt, Exit
 from factory.section import Section
+from factory.verify.grading import ALTERED
 
 
 class ResolvedConfig(Section):
@@ -20,12 +24,7 @@ class ResolvedConfig(Section):
     require_submitted: bool = True
     """Also require exit `submitted`: a run cut off by a limit is not taught even if its diff passes."""
     drop_suspect: bool = True
-    """Drop a resolved run whose verdict names weak controls and whose patch touches the test
-    machinery, introspects the interpreter or hooks the process (static flags)."""
-
-
-SUSPECT = ("static: touches_test_machinery", "static: introspects_interpreter", "static: process_hooks")
-"""Static flags (`factory.verify.flags`) of a patch that could forge a pass where controls are weak."""
+    """Drop a resolved run whose verdict says the test machinery was altered while its tests ran."""
 
 
 class ResolvedFilter(AttemptFilter):
@@ -35,7 +34,7 @@ class ResolvedFilter(AttemptFilter):
         DropReason.not_verified: "no verdict was recorded",
         DropReason.not_resolved: "the hidden tests did not all pass",
         DropReason.not_submitted: "the tests passed but the agent did not end by submitting",
-        DropReason.suspect_pass: "resolved with weak controls by a patch that reaches into the test machinery",
+        DropReason.suspect_pass: "resolved, but the test machinery was altered while the tests ran",
     }
 
     def __init__(self, config: ResolvedConfig | None = None):
@@ -49,10 +48,9 @@ class ResolvedFilter(AttemptFilter):
         if not attempt.verdict.resolved:
             reason = attempt.verdict.reason.value if attempt.verdict.reason else "unresolved"
             return Rejection(DropReason.not_resolved, reason)
-        flags = attempt.verdict.flags
-        reach = [f.removeprefix("static: ") for f in flags if f in SUSPECT]
-        if self.config.drop_suspect and reach and any(f.startswith("weak controls") for f in flags):
-            return Rejection(DropReason.suspect_pass, f"weak controls and {', '.join(reach)}")
+        altered = [f for f in attempt.verdict.flags if f.startswith(ALTERED)]
+        if self.config.drop_suspect and altered:
+            return Rejection(DropReason.suspect_pass, altered[0])
         exit_ = attempt.trajectory.exit
         if self.config.require_submitted and exit_ != Exit.submitted:
             return Rejection(DropReason.not_submitted, f"exit {exit_.value}")

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from factory.verify import mutants
+from factory.verify.classes import Classes
 from factory.verify.mutants import Edit, Source
 from factory.verify.twins import defs
 
@@ -55,7 +56,8 @@ class Expected:
     line: int
     how: str
     """'eq' (`==`), 'is' (identity with None, True or False) or 'raises' (value: the class's
-    name and the `match=` pattern or None)."""
+    expression as the test writes it, `InvalidRange` or `errors.ParseError`, and the `match=`
+    pattern or None)."""
     value: Any = None
     rows: dict[str, Any] | None = None
     """For `assert f(x) == expected` with `expected` a parametrize argument: row id -> its value."""
@@ -213,9 +215,9 @@ def _blind(src: Source, names: dict[str, str], number: int, c: _Check, edits: li
     """Add the edits that make check `c` blind as check `number`; what it expects."""
     if c.how == "raises":
         edits.append(_blanked(src, c.other, f"{RAISES}({number}", ")"))
-        pattern = mutants.literal(c.literals[1]) if len(c.literals) > 1 else None
-        return Expected(c.index, c.stmt.lineno, c.how, (_class_name(c.literals[0], names), pattern))
-    values = [mutants.literal(lit) for lit in c.literals]
+        pattern = ast.literal_eval(c.literals[1]) if len(c.literals) > 1 else None
+        return Expected(c.index, c.stmt.lineno, c.how, (ast.unparse(c.literals[0]), pattern))
+    values = [ast.literal_eval(lit) for lit in c.literals]
     # the expected value's kind (a list, a str: never its value) lets an object that equals its
     # projection to that kind be sent as it; the same in every twin, as copies keep the kind
     kinds = {type(v).__name__ for v in values}
@@ -265,11 +267,13 @@ def decode(value: Any) -> Any:
     raise _Opaque("a " + (str(rest[0])[:80] if tag == "opaque" and rest else "value of no known kind"))
 
 
-def judge(sent: dict[int, list[Any]], checks: list[Expected], param: str = "") -> tuple[int, str] | None:
+def judge(sent: dict[int, list[Any]], checks: list[Expected], param: str = "",
+          classes: Classes | None = None) -> tuple[int, str] | None:
     """Why a test that pytest reported passed fails its blind checks (the statement, the reason),
     or None when it sent every check and each value is the expected one. `sent`: check number ->
     the values sent for it (a check sends once per run of the body; all must match); `param`:
-    the test id's [..] part."""
+    the test id's [..] part; `classes`: the repo's class tree, which a raised class must not
+    contradict (`_raised_as_expected`)."""
     for number, check in enumerate(checks):
         values = sent.get(number, [])
         if not values:
@@ -277,14 +281,14 @@ def judge(sent: dict[int, list[Any]], checks: list[Expected], param: str = "") -
         if check.rows is not None and param not in check.rows:
             return check.statement, f"its check at line {check.line} has no expected value for [{param}]"
         for value in values:
-            if not _matches(value, check.how, check.of(param)):
+            if not _matches(value, check.how, check.of(param), classes):
                 return check.statement, f"its check at line {check.line} got {_shown(value)}, not the expected value"
     return None
 
 
-def _matches(value: Any, how: str, expected: Any) -> bool:
+def _matches(value: Any, how: str, expected: Any, classes: Classes | None) -> bool:
     if how == "raises":
-        return _raised_as_expected(value, *expected)
+        return _raised_as_expected(value, *expected, classes)
     try:
         got = decode(value)
     except _Opaque:
@@ -297,18 +301,36 @@ def _matches(value: Any, how: str, expected: Any) -> bool:
         return False
 
 
-def _raised_as_expected(value: Any, name: str, pattern: str | None) -> bool:
-    """`pytest.raises(E, match=pattern)`'s judgement on what the block raised: ["raised", the
-    class's (module, qualname) and its bases', str(exception)], or ["not raised"]."""
-    if not (isinstance(value, list) and len(value) == 3 and value[0] == "raised" and isinstance(value[1], list)
-            and isinstance(value[2], str)):
+def _raised_as_expected(value: Any, expression: str, pattern: str | None, classes: Classes | None = None) -> bool:
+    """`pytest.raises(E, match=pattern)`'s judgement on what the block raised: ["raised", the class's
+    MRO as [module, qualname, found where it says], str(exception), [[expression, MRO index], ...]
+    for each expression over the test module's names whose class it derives from], or ["not raised"].
+
+    E is judged by identity, as pytest does (`issubclass` against the object the test's name is
+    bound to, which the plugin works out in the process): a class merely named like E (made by
+    `type()`, defined again elsewhere, with a lying `__qualname__`, a builtin's look-alike) is not
+    E. What the host checks itself: the base that matched is found at the module and qualified
+    name it gives, or the repo's tree declares no class of that name (a class made at run time,
+    a library's, with a metaclass deciding `issubclass`)."""
+    if not (isinstance(value, list) and len(value) == 4 and value[0] == "raised" and isinstance(value[1], list)
+            and isinstance(value[2], str) and isinstance(value[3], list)):
         return False
-    named = any(isinstance(c, list) and len(c) == 2 and str(c[1]).rpartition(".")[2] == name for c in value[1])
-    return named and (pattern is None or re.search(pattern, value[2]) is not None)
+    mro = value[1]
+    matched = [i for e in value[3] if isinstance(e, list) and len(e) == 2 and e[0] == expression
+               and type(i := e[1]) is int and -1 <= i < len(mro)]
+    if not matched or not (pattern is None or re.search(pattern, value[2]) is not None):
+        return False
+    i = matched[0]
+    if i == -1:
+        return True
+    entry = mro[i]
+    if not (isinstance(entry, list) and len(entry) == 3 and isinstance(entry[1], str)):
+        return False
+    return entry[2] is True or classes is None or entry[1].rpartition(".")[2] not in classes.bases
 
 
 def _shown(value: Any) -> str:
-    if isinstance(value, list) and value[:1] == ["raised"] and len(value) == 3:
+    if isinstance(value, list) and value[:1] == ["raised"] and len(value) >= 3:
         return f"{str(value[1][0][1] if value[1] and isinstance(value[1][0], list) else '?')[:80]}({str(value[2])[:80]!r})"
     if value == ["not raised"]:
         return "nothing raised"

@@ -1,6 +1,9 @@
 """Static flags on a patch's added lines: things a reviewer should look at.
 
-Flags never fail a correct fix on their own; they are recorded on the verdict.
+Flags never fail a correct fix on their own, and no filter drops a run for them: they are
+recorded on the verdict for review. Text is no evidence (`"_py" + "test"` defeats a regex; a
+`TYPE_CHECKING` import of `_pytest` is harmless): what decides is what the reporting plugin saw
+the code under test do to the test machinery (`altered test machinery: ...`, grading.py).
 """
 
 from __future__ import annotations

@@ -8,6 +8,8 @@ a record counts only as far as nothing shows tampering:
 - every control whose original passed has failed (`controls.py`): a forger that makes
   failures pass cannot spare the controls without telling them from real hidden tests;
 - no class in a file the patch touched is equal to anything (the plugin's probe);
+- the plugin saw nothing of the test machinery altered and no blind check's stand-in misused
+  (`altered` records: a verdict `tampered`, flagged `ALTERED`);
 - a test reported passed also sent every one of its blind checks, each with the value the host
   expects (`blind.py`): those values never were in the test process.
 
@@ -21,9 +23,13 @@ from typing import Any
 
 from factory.records import Check, Reason, Task, TestStatus, Verdict
 from factory.verify import blind
+from factory.verify.classes import Classes
 from factory.verify.controls import Control, ControlPlan, split_id
 
 PHASES = ("setup", "call", "teardown")
+ALTERED = "altered test machinery: "
+"""Flag of a run in which the plugin saw pytest's report, runner or hook objects, itself, the
+builtins it uses or the blind checks' stand-ins changed or misused (`resolved` never teaches it)."""
 
 
 @dataclass
@@ -50,9 +56,11 @@ class TestRun:
     failed_at: dict[str, int] = field(default_factory=dict)
     """Test id as it ran -> the top-level statement of its body that raised, for the tests that failed."""
     blind: dict[str, list[blind.Expected]] = field(default_factory=dict)
+    classes: Classes | None = None
+    """The repo's class tree as the tests saw it: what a blind `pytest.raises` may accept."""
 
     @classmethod
-    def from_report(cls, report: dict, plan: ControlPlan) -> TestRun:
+    def from_report(cls, report: dict, plan: ControlPlan, classes: Classes | None = None) -> TestRun:
         records = list(report.get("records", []))
         lines = {r["nodeid"]: r["line"] for r in records if isinstance(r, dict) and r.get("kind") == "test"
                  and isinstance(r.get("nodeid"), str) and isinstance(r.get("line"), int)}
@@ -62,7 +70,7 @@ class TestRun:
                    timed_out=bool(report.get("timed_out")), exit_stalled=bool(report.get("exit_stalled")),
                    log_tail=str(report.get("log_tail", "")),
                    controls=plan.controls, renamed=plan.renamed, weak=plan.weak, failed_at=failed_at,
-                   blind=plan.blind)
+                   blind=plan.blind, classes=classes)
 
 
 @dataclass
@@ -72,6 +80,8 @@ class _Stream:
     always_equal: set[str] = field(default_factory=set)
     seen: dict[str, dict[int, list[Any]]] = field(default_factory=dict)
     """Test id -> blind check number -> the values it sent."""
+    altered: list[str] = field(default_factory=list)
+    """What the plugin saw changed in the test machinery, or a blind check misused (`altered` records)."""
     problems: list[str] = field(default_factory=list)
 
 
@@ -97,6 +107,8 @@ def _read(records: list[Any]) -> _Stream:
                 s.problems.append("a check record the reporter does not write")
             else:
                 s.seen.setdefault(nodeid, {}).setdefault(number, []).append(record["value"])
+        elif kind == "altered":
+            s.altered.extend(str(x)[:300] for x in record.get("what") or ["(unnamed)"])
         elif kind in ("collected", "done"):
             s.always_equal.update(str(x) for x in record.get("always_equal") or [])
             s.done = kind == "done"
@@ -128,7 +140,7 @@ def grade(task: Task, run: TestRun, flags: list[str]) -> Verdict:
         reported = _status(stream.phases.get(ran, {}))
         checks = run.blind.get(ran.partition("[")[0])
         if reported is TestStatus.passed and checks and \
-                (why := blind.judge(stream.seen.get(ran, {}), checks, split_id(ran)[3])):
+                (why := blind.judge(stream.seen.get(ran, {}), checks, split_id(ran)[3], run.classes)):
             failed_blind[ran] = why
             return TestStatus.failed
         return reported
@@ -157,6 +169,10 @@ def grade(task: Task, run: TestRun, flags: list[str]) -> Verdict:
                        Check.tamper_probe)
     if stream.problems:
         return verdict(Reason.tampered, "the report was forged: " + stream.problems[0], Check.tamper_probe)
+    if stream.altered:
+        flags.append(ALTERED + "; ".join(stream.altered[:5]))
+        return verdict(Reason.tampered, "the test machinery was altered while the tests ran: "
+                                        + "; ".join(stream.altered[:5]), Check.tamper_probe)
     if stream.always_equal:
         return verdict(Reason.tampered, "objects equal to anything: " + ", ".join(sorted(stream.always_equal)),
                        Check.tamper_probe)

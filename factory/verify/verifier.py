@@ -406,7 +406,7 @@ class DockerVerifier:
         if not isinstance(report, dict):
             return TestRun(timed_out=result.timed_out, runner_failed=before[-2000:], controls=plan.controls,
                            renamed=plan.renamed, weak=plan.weak)
-        return TestRun.from_report(report, plan)
+        return TestRun.from_report(report, plan, hidden.classes)
 
     async def _within_fitted_limit(self, task: Task, running: asyncio.Future) -> bool:
         """Wait for the test run; False if it was cut. A task never validated has no measured time

@@ -36,19 +36,21 @@ def test_a_resolved_run_that_did_not_submit_is_dropped():
 
 
 WEAK = "weak controls: 1 of 1 FAIL_TO_PASS tests have only copies that a forger may tell apart"
+ALTERED = "altered test machinery: _pytest.reports.TestReport.from_item_and_call"
 
 
 @pytest.mark.parametrize(("flags", "dropped"), [
-    ([WEAK, "static: touches_test_machinery"], True),
-    (["static: introspects_interpreter", WEAK], True),
-    ([WEAK], False),  # weak controls alone: the patch does nothing a forger needs
-    (["static: touches_test_machinery", "static: defines_eq"], False),  # strong controls held
-    ([WEAK, "static: defines_eq", "static: exits_process"], False),
+    ([ALTERED], True),  # whatever the controls say
+    ([WEAK, ALTERED, "static: touches_test_machinery"], True),
+    ([WEAK], False),  # weak controls alone: the patch did nothing a forger needs
+    # what a patch's text mentions is for review: an atexit helper, a TYPE_CHECKING import of _pytest
+    ([WEAK, "static: touches_test_machinery", "static: process_hooks"], False),
+    (["static: introspects_interpreter", WEAK], False),
 ])
-def test_a_pass_with_weak_controls_by_a_patch_reaching_into_the_test_machinery_is_not_taught(flags, dropped):
+def test_a_pass_that_altered_the_test_machinery_is_not_taught(flags, dropped):
     a = attempt().model_copy(update={"verdict": Verdict(resolved=True, flags=flags)})
     result = ResolvedFilter().run([a])
     assert (result.kept == []) is dropped
     if dropped:
-        assert result.drops[0].reason == DropReason.suspect_pass and "weak controls and" in result.drops[0].detail
+        assert result.drops[0].reason == DropReason.suspect_pass and result.drops[0].detail.startswith("altered")
     assert ResolvedFilter(ResolvedConfig(drop_suspect=False)).run([a]).kept == [a]

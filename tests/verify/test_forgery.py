@@ -114,7 +114,8 @@ async def test_a_forger_that_knows_the_failing_test_by_name_finds_nothing_under_
     """SWE-smith tasks keep the failing tests in the agent's repo: it can learn their names by
     running them. A test it could see runs under a new name, and so does each copy of it."""
     verdict = await verifier.verify(seen_task, make_patch(at_import(FLIP_KNOWN_NAMES)))
-    assert (verdict.resolved, verdict.reason) == (False, Reason.tests_failed), verdict
+    # flipping pytest's reports is itself seen (`altered test machinery`); and the name it knows is not run
+    assert (verdict.resolved, verdict.reason) == (False, Reason.tampered), verdict
     assert verdict.tests[F2P[0]] is TestStatus.failed and verdict.controls == F2P_COPIES
 
 

@@ -1,7 +1,7 @@
 """Reporting plugin loaded into the verification pytest process (stdlib + pytest only).
 
-Reports every test phase, collection errors, the values of blind checks and an equality probe
-as JSON lines on a pipe the runner handed over. It holds nothing worth stealing (no key, no list of controls, no
+Reports every test phase, collection errors, the values of blind checks, an equality probe and
+what it saw altered of the test machinery (`_watch`) as JSON lines on a pipe the runner handed over. It holds nothing worth stealing (no key, no list of controls, no
 verdict): this module is as much in reach of the code under test as pytest is, so the
 grader believes these records only as far as controls that the code under test cannot tell
 from real hidden tests back them up. Python 3.6+.
@@ -15,6 +15,19 @@ import json
 import numbers
 import os
 import sys
+import types
+
+import pytest
+
+_MACHINERY = ("_pytest.reports", "_pytest.runner", "_pytest.python", "_pytest.main", "_pytest.outcomes",
+              "_pytest.skipping", "_pytest.unittest", "_pytest.nodes", "_pytest.fixtures", "_pytest.python_api",
+              "_pytest.raises", "pluggy._callers", "pluggy._hooks", "pluggy.callers", "pluggy.hooks",
+              "pluggy._manager", "pluggy.manager", "pytest")
+"""Modules whose functions and classes make and carry test reports (the names of several pytest
+and pluggy versions): watched from this plugin's load (`_watch`)."""
+for _name in _MACHINERY:
+    with contextlib.suppress(Exception):
+        __import__(_name)  # each one this pytest has, loaded before any test file is
 
 _FD = int(os.environ.pop("FACTORY_REPORT_FD"))
 _TOUCHED = json.loads(os.environ.pop("FACTORY_TOUCHED", "[]"))
@@ -37,8 +50,9 @@ def _keeping(*args, **kwargs):
 builtins.__build_class__ = _keeping
 
 
-def _emit(record):
-    os.write(_FD, json.dumps(record, sort_keys=True).encode() + b"\n")
+def _emit(record, _write=os.write, _dumps=json.dumps):
+    # what it writes with is bound here, at load: rebinding `os.write` or this module's names later changes nothing it sends
+    _write(_FD, _dumps(record, sort_keys=True).encode() + b"\n")
 
 
 _NOW = [""]
@@ -169,15 +183,109 @@ def _send(number, make):
         _emit({"kind": "seen", "nodeid": _NOW[0], "check": number, "value": json.loads(sent[-1])})
 
 
+_ITEM = [None, (), set(), False]
+"""The test running now: its item, the code objects its function may run as (through wrappers),
+the frames of that code that sent blind checks, and whether the body may run many times
+(hypothesis)."""
+_getframe = sys._getframe
+
+
+def _codes(obj):
+    """The code objects a test's function runs as, through bound methods and `functools.wraps` wrappers."""
+    found = []
+    for _ in range(16):
+        code = getattr(obj, "__code__", None)
+        if code is not None:
+            found.append(code)
+        obj = getattr(obj, "__func__", None) or getattr(obj, "__wrapped__", None)
+        if obj is None:
+            break
+    return tuple(found)
+
+
+def _same_function(code, item):
+    """A test's own function behind a decorator that keeps no `__wrapped__`: its name, in its file."""
+    name = getattr(item, "originalname", None) or str(getattr(item, "name", "")).partition("[")[0]
+    path = str(getattr(item, "fspath", "") or getattr(item, "path", ""))
+    return code.co_name == name and bool(path) and os.path.abspath(code.co_filename) == os.path.abspath(path)
+
+
+def _called_from_the_test(frame):
+    """Why a blind check's call did not come straight from its own test's body, run once by pytest,
+    or None. A check is a top-level statement of the test function, so the frame that calls the
+    stand-in runs that function's code; a wrapper, a subclass or a second run of the function (the
+    code under test calling it again with other arguments) shows as another caller or another frame."""
+    item, codes, frames, many = _ITEM
+    if item is None:
+        return "a blind check ran outside any test"
+    if frame.f_code not in codes and not _same_function(frame.f_code, item):
+        return f"a blind check of {item.nodeid} was called from {frame.f_code.co_name}, not from its test"
+    frames.add(frame)
+    if len(frames) > 1 and not many:
+        return f"the body of {item.nodeid} ran more than once in its test"
+    return None
+
+
 def _seen(number, how, value, kind=None):
     """A blind check (`blind.py`): send the value; the host holds what it should be."""
+    misuse = _called_from_the_test(_getframe(1))
+    if misuse:
+        _altered([misuse])
+        return True
+    _watch()
     _send(number, lambda: _as_sent(how, value, kind))
     return True
 
 
+def _in_reach(kind, scope):
+    """What a test's `pytest.raises(E)` would accept of a raised class: each expression over the
+    test module's names (`E`, `mod.E`, `pkg.mod.E`, or a builtin's name the module does not shadow)
+    whose value the class derives from, with the index of that base in the class's MRO (-1 where
+    a metaclass's `__subclasscheck__` says so). Found by identity: a class made elsewhere under the
+    same name (by `type()`, in another module, with a lying `__qualname__`) is not the one bound."""
+    mro = _MRO(kind)
+    index = {id(c): i for i, c in enumerate(mro)}
+    found = {}
+
+    def look(name, value):
+        if isinstance(value, type):
+            if id(value) in index:
+                found.setdefault(name, index[id(value)])
+            elif type(value) is not type and issubclass(value, BaseException):
+                with contextlib.suppress(Exception):
+                    if issubclass(kind, value):
+                        found.setdefault(name, -1)
+
+    seen, queue, budget = set(), [("", scope)], 200000
+    while queue and budget > 0:
+        prefix, names = queue.pop(0)
+        for name, value in list(names.items()):
+            budget -= 1
+            look(prefix + name, value)
+            if isinstance(value, types.ModuleType) and id(value) not in seen and prefix.count(".") < 2:
+                seen.add(id(value))
+                queue.append((prefix + name + ".", vars(value)))
+    for c in mro:
+        name = getattr(c, "__name__", "")
+        if isinstance(name, str) and name not in scope and getattr(builtins, name, None) is c:
+            found.setdefault(name, index[id(c)])
+    return sorted([name, i] for name, i in found.items())
+
+
+_MRO = type.__dict__["__mro__"].__get__  # the MRO a class really has, whatever its metaclass says
+
+
+def _found_where_it_says(cls):
+    module = sys.modules.get(str(getattr(cls, "__module__", "")))
+    for part in str(getattr(cls, "__qualname__", "")).split("."):
+        module = getattr(module, part, None)
+    return module is cls
+
+
 class _Raises:
     """A blind `pytest.raises(E, match=...)`: whatever the block raises is caught and sent (its
-    class and bases by module and qualified name, its message); the host knows E and the pattern."""
+    class and bases by module and qualified name, whether each is found where it says, what of the
+    test module's names it derives from, its message); the host knows E and the pattern."""
 
     def __init__(self, number):
         self.number = number
@@ -186,21 +294,35 @@ class _Raises:
         return None
 
     def __exit__(self, kind, error, traceback):
+        frame = _getframe(1)
+        misuse = "the raises stand-in was subclassed" if type(self) is not _Raises else _called_from_the_test(frame)
+        if misuse:
+            _altered([misuse])
+            return True
+        _watch()
+
         def raised():
             if kind is None:
                 return ["not raised"]
-            classes = [[str(getattr(c, "__module__", "")), str(getattr(c, "__qualname__", ""))] for c in kind.__mro__]
+            classes = [[str(getattr(c, "__module__", "")), str(getattr(c, "__qualname__", "")), _found_where_it_says(c)]
+                       for c in _MRO(kind)]
             try:
                 message = str(error)
             except Exception:
                 message = ""
-            return ["raised", classes[:64], message[:100000]]
+            return ["raised", classes[:64], message[:100000], _in_reach(kind, frame.f_globals)]
         _send(self.number, raised)
         return True
 
 
 builtins.__factory_seen__ = _seen
 builtins.__factory_raises__ = _Raises
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_protocol(item, nextitem):
+    obj = getattr(item, "obj", None)
+    _ITEM[:] = [item, _codes(obj), set(), getattr(obj, "hypothesis", None) is not None]
 
 
 _FAILED_AT = {}
@@ -217,6 +339,9 @@ def pytest_runtest_makereport(item, call):
 
 
 def pytest_runtest_logreport(report):
+    _watch()
+    if report.when == "teardown":
+        _ITEM[:] = [None, (), set(), False]
     record = {"kind": "test", "nodeid": report.nodeid, "when": report.when, "outcome": report.outcome,
               "xfail": hasattr(report, "wasxfail")}
     if report.when == "call" and report.nodeid in _FAILED_AT:
@@ -227,6 +352,123 @@ def pytest_runtest_logreport(report):
 def pytest_collectreport(report):
     if report.failed:
         _emit({"kind": "collect_error", "nodeid": report.nodeid, "detail": str(report.longrepr)[-2000:]})
+
+
+# ---------------------------------------------------------------- the machinery, watched
+# What decides a verdict in this process: pytest's report, runner and hook objects, this module and
+# the builtins it puts or uses. Their identities are taken as this module loads (before any test
+# file or repo code is imported) and compared at every check, every report and the session's end;
+# anything changed, restored or not, is sent as an `altered` record, which the host counts as
+# tampering. A correct fix has no reason to change any of them.
+
+_HOOKS = ("pytest_runtest_protocol", "pytest_runtest_setup", "pytest_runtest_call", "pytest_runtest_teardown",
+          "pytest_runtest_makereport", "pytest_runtest_logreport", "pytest_pyfunc_call", "pytest_report_teststatus",
+          "pytest_runtest_logstart", "pytest_collection_finish", "pytest_sessionfinish", "pytest_collectreport")
+"""Hooks whose implementations decide what a test's report says or whether this module hears of it."""
+
+
+def _take():
+    """Everything watched: (what, a namespace, a key, the object bound there now), and (what, a
+    class's namespace, None, how many names it holds) for classes, so an attribute added is seen."""
+    taken = []
+    for name in _MACHINERY:
+        module = sys.modules.get(name)
+        if module is None:
+            continue
+        for key, value in list(vars(module).items()):
+            if isinstance(value, (types.FunctionType, type)) and getattr(value, "__module__", None) == name:
+                taken.append((f"{name}.{key}", vars(module), key, value))
+                if isinstance(value, type):
+                    space = vars(value)
+                    taken.extend((f"{name}.{key}.{k}", space, k, v) for k, v in list(space.items()))
+                    if name in ("_pytest.reports", "_pytest.runner"):  # others gain caches as pytest runs
+                        taken.append((f"{name}.{key} (its attributes)", space, None, len(space)))
+    me = globals()
+    taken.extend(("plugin." + k, me, k, v) for k, v in list(me.items()) if not k.startswith("__"))
+    taken.extend(("builtins." + n, vars(builtins), n, vars(builtins).get(n)) for n in _USED_BUILTINS)
+    for fn in (_seen, _send, _emit, _in_reach, _called_from_the_test, _watch, _altered, _take, _impls,
+               _Raises.__exit__, _Raises.__init__):
+        for attribute in ("__code__", "__defaults__", "__kwdefaults__", "__closure__", "__globals__"):
+            taken.append((f"plugin code {fn.__name__}.{attribute}", fn, attribute, getattr(fn, attribute)))
+    return taken
+
+
+_MISSING = object()
+
+
+def _changed(taken):
+    out = []
+    for what, space, key, value in taken:
+        if key is None:
+            if len(space) != value:
+                out.append(what)
+        elif isinstance(space, dict) or type(space).__name__ == "mappingproxy":
+            if space.get(key, _MISSING) is not value:
+                out.append(what)
+        elif getattr(space, key, _MISSING) is not value:
+            out.append(what)
+    return out
+
+
+def _used_builtins():
+    """The builtins this module's code reads (it looks them up as it runs), and the ones it puts there."""
+    names, codes = {"__factory_seen__", "__factory_raises__", "__build_class__"}, []
+    for value in list(globals().values()):
+        for fn in [value, *(vars(value).values() if isinstance(value, type) else ())]:
+            fn = getattr(fn, "__func__", fn)
+            if isinstance(fn, types.FunctionType):
+                codes.append(fn.__code__)
+    while codes:
+        code = codes.pop()
+        names.update(n for n in code.co_names if n in vars(builtins))
+        codes.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+    return sorted(names)
+
+
+_BASE = []
+"""What `_take` gave as the plugin loaded."""
+_HOOKED = [None, None, None]
+"""The plugin manager, and the implementations of `_HOOKS` (hook, plugin, function) when pytest
+was configured and once collection ended."""
+_TOLD = set()
+
+
+def _altered(what):
+    new = [w for w in what if w not in _TOLD]
+    if new:
+        _TOLD.update(new)
+        _emit({"kind": "altered", "nodeid": _NOW[0], "what": new[:20]})
+
+
+def _impls(manager):
+    found = []
+    for hook in _HOOKS:
+        caller = getattr(manager.hook, hook, None)
+        for impl in (caller.get_hookimpls() if caller is not None else []):
+            found.append((hook, impl.plugin, impl.function))
+    return found
+
+
+def _pytests_own(plugin):
+    """A plugin pytest registers itself: its own modules and objects, a conftest it collected, this one."""
+    module = plugin.__name__ if isinstance(plugin, types.ModuleType) else type(plugin).__module__
+    return str(module).split(".")[0] in ("_pytest", "pytest", "pluggy") or module == __name__ or \
+        isinstance(plugin, types.ModuleType) and os.path.basename(str(getattr(plugin, "__file__", ""))) == "conftest.py"
+
+
+def _watch():
+    """Compare the machinery with what it was at load (and pytest's hook implementations with what
+    they were after collection); report what changed."""
+    changed = _changed(_BASE)
+    manager, _, hooked = _HOOKED
+    if manager is not None and hooked is not None and _impls(manager) != hooked:
+        changed.append("pytest's hook implementations changed during the tests")
+    if changed:
+        _altered(changed)
+
+
+def pytest_configure(config):
+    _HOOKED[0], _HOOKED[1] = config.pluginmanager, _impls(config.pluginmanager)
 
 
 class _Probe:
@@ -348,8 +590,19 @@ def _always_equal_classes():
 
 
 def pytest_collection_finish(session):
+    _watch()
+    now = _impls(session.config.pluginmanager)
+    added = [impl for impl in now if impl not in _HOOKED[1] and not _pytests_own(impl[1])]
+    if added:
+        _altered([f"{hook} implemented by {plugin!r} during collection" for hook, plugin, _ in added])
+    _HOOKED[2] = now
     _emit({"kind": "collected", "count": len(session.items), "always_equal": _always_equal_classes()})
 
 
 def pytest_sessionfinish(session, exitstatus):
+    _watch()
     _emit({"kind": "done", "exitstatus": int(exitstatus), "always_equal": _always_equal_classes()})
+
+
+_USED_BUILTINS = _used_builtins()
+_BASE.extend(_take())
