@@ -36,7 +36,7 @@ lint: setup
 
 # The whole job offline: demo task set, scripted teacher, real sandboxes and verifier, the
 # warehouse and the dataset with its card and plots; then two questions to the warehouse and
-# the report page (runs/$(DEMO_RUN)/report/index.html).
+# the report page (runs/$(DEMO_RUN)/report/index.html); last, a check that the run left no container.
 ifndef DEMO_RUN  # expanded once: four commands name the same run
 DEMO_RUN := demo-$(shell date +%Y%m%d-%H%M%S)
 endif
@@ -45,6 +45,8 @@ demo: setup docker images
 	$(BIN)/factory query funnel --db runs/$(DEMO_RUN)/warehouse.duckdb
 	$(BIN)/factory query learnable_tasks --db runs/$(DEMO_RUN)/warehouse.duckdb
 	$(BIN)/factory report $(DEMO_RUN)
+	@left=$$(docker ps -aq --filter label=factory.run=$(DEMO_RUN)); \
+	  if [ -n "$$left" ]; then echo "containers of $(DEMO_RUN) left on the engine: $$left"; exit 1; fi
 
 bench: setup docker images
 	$(BIN)/python bench/run.py
