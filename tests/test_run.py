@@ -24,6 +24,7 @@ from factory.config import load_pipeline
 from factory.progress import QuietProgress
 from factory.run import run_pipeline
 from factory.runs import RunStore
+from factory.verify.verifier import REUSED
 
 pytestmark = pytest.mark.docker
 ROOT = Path(__file__).parent.parent
@@ -315,3 +316,31 @@ async def test_an_attempt_that_infrastructure_ended_keeps_its_paid_turns_for_the
     assert attempt.error_class is None and attempt.trajectory.exit == "submitted"
     assert "README.md" in attempt.trajectory.messages[3].content  # the paid turn's command ran again
     assert not first.store.journal_path(attempt.key).exists()
+
+
+@pytest.mark.parametrize("interrupts", [0, 1, 2])
+def test_a_run_however_it_ends_leaves_no_container(tmp_path, docker_client, interrupts):
+    """Containers started ahead for verifications, verdicts reused for identical patches (the
+    scripted teacher's fixes of a task are alike), attempts saved by the cap, and the run ended by
+    itself, by one Ctrl-C (finish what is in flight) or by two (stop now): once the process has
+    exited, no container of its run is on the engine, and none had to be swept up at the end."""
+    path = pipeline_file(tmp_path, tasks=4, attempts=4, stop=2, in_flight=6, latency=0.2,
+                         profile="{solve: 0.7, give_up: 0.3}")
+    run_id = f"ends-{interrupts}"
+    store = RunStore(tmp_path / "runs" / run_id)
+    proc = factory("run", str(path), "--run-id", run_id)
+    deadline = time.monotonic() + 300  # a guard against a hang, not a speed assertion
+    while interrupts and not list(store.attempts_dir.glob("*/*/*.json")):
+        assert proc.poll() is None and time.monotonic() < deadline
+        time.sleep(0.1)
+    for _ in range(interrupts):
+        proc.send_signal(signal.SIGINT)
+        time.sleep(0.5)
+    out, err = proc.communicate(timeout=600)
+    assert proc.returncode == (130 if interrupts else 0), err
+    left = docker_client.api.containers(all=True, filters={"label": f"factory.run={run_id}"})
+    assert left == [], [(c["State"], c["Labels"].get("factory.attempt")) for c in left]
+    assert "left on the engine" not in out + err
+    if not interrupts:  # the run went through what the docstring says
+        verdicts = [a.verdict for a in store.attempts() if a.verdict]
+        assert any(REUSED in v.flags for v in verdicts) and any(v.resolved for v in verdicts)
