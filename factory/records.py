@@ -10,7 +10,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 
 class Record(BaseModel):
@@ -228,13 +228,55 @@ class Check(StrEnum):
     """The hidden tests: passed, failed, timed out or never finished reporting."""
 
 
+class FlagKind(StrEnum):
+    """What a verdict flag is about. Filters and queries read the kind; people read the detail."""
+
+    refused = "refused"
+    """Why the patch was refused (its verdict is `patch_rejected`)."""
+    dropped_test_configuration = "dropped test configuration"
+    dropped_packaging_configuration = "dropped test configuration in packaging file"
+    dropped_test_change = "dropped test change"
+    dropped_binary = "dropped binary file"
+    dropped_same_name = "dropped with a left-out section of the same name"
+    library_test_support = "changes library test support"
+    static = "static"
+    """Something in the patch's added lines a reviewer may want to see (never a drop on its own)."""
+    weak_controls = "weak controls"
+    """A forger could tell some controls from the tests they copy (`docs/verify.md`)."""
+    altered_machinery = "altered test machinery"
+    """The reporting plugin saw the test machinery changed while the tests ran: never taught."""
+    reused = "reused verdict of an identical patch"
+    other = "other"
+    """A flag of an older record that names none of the above."""
+
+
+class VerdictFlag(Record):
+    """One thing a reviewer should see in a verdict; written `kind: detail`."""
+
+    kind: FlagKind
+    detail: str = ""
+
+    def __str__(self) -> str:
+        if self.kind is FlagKind.other:  # an older record's own words
+            return self.detail
+        return f"{self.kind.value}: {self.detail}" if self.detail else self.kind.value
+
+    @classmethod
+    def read(cls, text: str) -> VerdictFlag:
+        """A flag as records before typed flags wrote it (`kind: detail`, one string)."""
+        for kind in sorted(FlagKind, key=lambda k: -len(k.value)):  # the longest kind that fits
+            if text == kind.value or text.startswith(f"{kind.value}: "):
+                return cls(kind=kind, detail=text[len(kind.value) + 2:])
+        return cls(kind=FlagKind.other, detail=text)
+
+
 class Verdict(Record):
     resolved: bool
     reason: Reason | None = None
     decided_by: Check | None = None
     detail: str = ""
     tests: dict[str, TestStatus] = Field(default_factory=dict)
-    flags: list[str] = Field(default_factory=list)
+    flags: list[VerdictFlag] = Field(default_factory=list)
     """Things a reviewer should see: dropped test hunks, suspicious code, weak controls, ..."""
     controls: int = 0
     """Control tests run among the hidden tests (copies that must fail); 0 when no test ran."""
@@ -243,6 +285,17 @@ class Verdict(Record):
     failed (as the test process reports it: worth keeping only from a patch the factory trusts,
     such as validation's empty patch, where it becomes `Task.fails_at`)."""
     seconds: float = 0.0
+
+    @field_validator("flags", mode="before")
+    @classmethod
+    def _read_flags(cls, flags: Any) -> Any:
+        """Verdicts saved before flags were typed hold `kind: detail` strings: read them."""
+        if isinstance(flags, list):
+            return [VerdictFlag.read(f) if isinstance(f, str) else f for f in flags]
+        return flags
+
+    def flagged(self, kind: FlagKind) -> list[VerdictFlag]:
+        return [f for f in self.flags if f.kind is kind]
 
 
 # ---------------------------------------------------------------------------- teacher turns

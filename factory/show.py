@@ -62,5 +62,5 @@ def show_attempt(console: Console, attempt: Attempt, width: int = 600) -> None:
         if failing:
             console.print("  not passed: " + escape(", ".join(failing[:10])))
         for flag in v.flags:
-            console.print(f"  flag: {escape(flag)}")
+            console.print(f"  flag: {escape(str(flag))}")
     console.print("[bold]patch[/]\n" + escape(t.patch or "(empty)"))

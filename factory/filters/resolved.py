@@ -13,9 +13,8 @@ from __future__ import annotations
 from typing import ClassVar
 
 from factory.filters.base import AttemptFilter, DropReason, Rejection
-from factory.records import Attempt, Exit
+from factory.records import Attempt, Exit, FlagKind
 from factory.section import Section
-from factory.verify.grading import ALTERED
 
 
 class ResolvedConfig(Section):
@@ -48,9 +47,9 @@ class ResolvedFilter(AttemptFilter):
         if not attempt.verdict.resolved:
             reason = attempt.verdict.reason.value if attempt.verdict.reason else "unresolved"
             return Rejection(DropReason.not_resolved, reason)
-        altered = [f for f in attempt.verdict.flags if f.startswith(ALTERED)]
+        altered = attempt.verdict.flagged(FlagKind.altered_machinery)
         if self.config.drop_suspect and altered:
-            return Rejection(DropReason.suspect_pass, altered[0])
+            return Rejection(DropReason.suspect_pass, str(altered[0]))
         exit_ = attempt.trajectory.exit
         if self.config.require_submitted and exit_ != Exit.submitted:
             return Rejection(DropReason.not_submitted, f"exit {exit_.value}")

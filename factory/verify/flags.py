@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from factory.records import FlagKind, VerdictFlag
+
 SUSPICIOUS = {
     "exits_process": r"\bsys\.exit\s*\(|\bos\._exit\s*\(|\bquit\s*\(|\bexit\s*\(",
     "defines_eq": r"\b__eq__\b|\b__ne__\b",
@@ -21,8 +23,8 @@ SUSPICIOUS = {
 _COMPILED = {name: re.compile(rx) for name, rx in SUSPICIOUS.items()}
 
 
-def static_flags(patch: str) -> list[str]:
+def static_flags(patch: str) -> list[VerdictFlag]:
     added = "\n".join(
         line[1:] for line in patch.splitlines() if line.startswith("+") and not line.startswith("+++ ")
     )
-    return [f"static: {name}" for name, rx in _COMPILED.items() if rx.search(added)]
+    return [VerdictFlag(kind=FlagKind.static, detail=name) for name, rx in _COMPILED.items() if rx.search(added)]

@@ -9,7 +9,7 @@ a record counts only as far as nothing shows tampering:
   failures pass cannot spare the controls without telling them from real hidden tests;
 - no class in a file the patch touched is equal to anything (the plugin's probe);
 - the plugin saw nothing of the test machinery altered and no blind check's stand-in misused
-  (`altered` records: a verdict `tampered`, flagged `ALTERED`);
+  (`altered` records: a verdict `tampered`, flagged `altered test machinery`);
 - a test reported passed also sent every one of its blind checks, each with the value the host
   expects (`blind.py`): those values never were in the test process.
 
@@ -21,15 +21,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from factory.records import Check, Reason, Task, TestStatus, Verdict
+from factory.records import Check, FlagKind, Reason, Task, TestStatus, Verdict, VerdictFlag
 from factory.verify import blind
 from factory.verify.classes import Classes
 from factory.verify.controls import Control, ControlPlan, split_id
 
 PHASES = ("setup", "call", "teardown")
-ALTERED = "altered test machinery: "
-"""Flag of a run in which the plugin saw pytest's report, runner or hook objects, itself, the
-builtins it uses or the blind checks' stand-ins changed or misused (`resolved` never teaches it)."""
 
 
 @dataclass
@@ -129,9 +126,9 @@ def _status(phases: dict[str, dict]) -> TestStatus:
     return TestStatus(call["outcome"]) if call["outcome"] in ("passed", "failed", "skipped") else TestStatus.error
 
 
-def grade(task: Task, run: TestRun, flags: list[str]) -> Verdict:
+def grade(task: Task, run: TestRun, flags: list[VerdictFlag]) -> Verdict:
     """Resolved only if every FAIL_TO_PASS and PASS_TO_PASS test passed and nothing shows tampering."""
-    flags = [*flags, *([f"weak controls: {run.weak}"] if run.weak else [])]
+    flags = [*flags, *([VerdictFlag(kind=FlagKind.weak_controls, detail=run.weak)] if run.weak else [])]
     stream = _read(run.records)
     failed_blind: dict[str, tuple[int, str]] = {}
     """Test id as it ran -> (statement, why) for tests pytest passed whose blind checks did not."""
@@ -170,7 +167,7 @@ def grade(task: Task, run: TestRun, flags: list[str]) -> Verdict:
     if stream.problems:
         return verdict(Reason.tampered, "the report was forged: " + stream.problems[0], Check.tamper_probe)
     if stream.altered:
-        flags.append(ALTERED + "; ".join(stream.altered[:5]))
+        flags.append(VerdictFlag(kind=FlagKind.altered_machinery, detail="; ".join(stream.altered[:5])))
         return verdict(Reason.tampered, "the test machinery was altered while the tests ran: "
                                         + "; ".join(stream.altered[:5]), Check.tamper_probe)
     if stream.always_equal:

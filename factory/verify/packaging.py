@@ -53,7 +53,7 @@ def packaging_configuration(path: str, before: bytes | None, after: bytes | None
         changed = list(_line_changes(old, new))
     for text in changed:
         if TEST_CONFIG_WORDS.search(text):
-            return f"test configuration in packaging file: {path}: {text[:120]}"
+            return f"{path}: {text[:120]}"
     return None
 
 

@@ -29,6 +29,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 
+from factory.records import FlagKind, VerdictFlag
 from factory.sandbox.git import BUILD_ARTIFACTS
 
 TEST_DIRS_AT_ROOT = {"tests", "test", "testing"}
@@ -85,7 +86,7 @@ class Decision:
     """Left out with a flag: test configuration, test changes, binary files."""
     ignored: list[Change] = field(default_factory=list)
     """Left out silently: build artifacts."""
-    flags: list[str] = field(default_factory=list)
+    flags: list[VerdictFlag] = field(default_factory=list)
     rejected: str | None = None
     """Why the whole patch was refused, or None."""
 
@@ -101,7 +102,7 @@ class Decision:
 
 
 def refused(why: str) -> Decision:
-    return Decision(rejected=why, flags=[f"refused: {why}"])
+    return Decision(rejected=why, flags=[VerdictFlag(kind=FlagKind.refused, detail=why)])
 
 
 def mode_refusal(patch: str) -> str | None:
@@ -137,35 +138,36 @@ def apply_policy(changes: Iterable[Change], facts: RepoFacts) -> Decision:
                 return refused(why)
     decision, named = Decision(), Counter()
 
-    def drop(change: Change, kind: str) -> None:
+    def drop(change: Change, kind: FlagKind) -> None:
         decision.dropped.append(change)
         named[kind] += 1
         if named[kind] <= FLAGS_PER_KIND:
-            decision.flags.append(f"{kind}: {change.path}")
+            decision.flags.append(VerdictFlag(kind=kind, detail=change.path))
 
     for change in changes:
         if any(_is_artifact(p) for p in change.paths):
             decision.ignored.append(change)
         elif any(_name(p) in PYTEST_CONFIG for p in change.paths):
-            drop(change, "dropped test configuration")
+            drop(change, FlagKind.dropped_test_configuration)
         elif any(is_test_path(p) for p in change.paths):
-            drop(change, "dropped test change")
+            drop(change, FlagKind.dropped_test_change)
         elif change.binary:
-            drop(change, "dropped binary file")
+            drop(change, FlagKind.dropped_binary)
         else:
             decision.kept.append(change)
     # a section is left out by its name, with every other section of that name: so does the policy
     excluded = set(decision.excluded)
     for change in [c for c in decision.kept if c.path in excluded]:
         decision.kept.remove(change)
-        drop(change, "dropped with a left-out section of the same name")
-    decision.flags += [f"{kind}: {count - FLAGS_PER_KIND} more" for kind, count in named.items() if count > FLAGS_PER_KIND]
+        drop(change, FlagKind.dropped_same_name)
+    decision.flags += [VerdictFlag(kind=kind, detail=f"{count - FLAGS_PER_KIND} more")
+                       for kind, count in named.items() if count > FLAGS_PER_KIND]
     for change in decision.kept:
         shadowed = _shadowed(change.path, facts)
         if shadowed:
             return refused(f"new module shadows {shadowed!r}: {change.path}")
         if _is_library_test_support(change.path):
-            decision.flags.append(f"changes library test support: {change.path}")
+            decision.flags.append(VerdictFlag(kind=FlagKind.library_test_support, detail=change.path))
     return decision
 
 

@@ -35,7 +35,7 @@ from importlib import resources
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
 
 from factory.errors import SandboxCrashed, SandboxError, VerifyError
-from factory.records import Check, Reason, StartState, Task, Verdict
+from factory.records import Check, FlagKind, Reason, StartState, Task, Verdict, VerdictFlag
 from factory.sandbox.config import SandboxConfig
 from factory.sandbox.docker import DIFF_LIMIT, DockerSandbox
 from factory.sandbox.printed import print_files, print_listed, printed_files
@@ -81,10 +81,10 @@ class Hidden:
     classes: classes.Classes
     restored: dict[str, bytes | None] = field(default_factory=dict)
     """Packaging files whose pytest configuration was left out: their start-state bytes (None: absent)."""
-    flags: list[str] = field(default_factory=list)
+    flags: list[VerdictFlag] = field(default_factory=list)
 
 
-REUSED = "reused verdict of an identical patch"
+REUSED = VerdictFlag(kind=FlagKind.reused)
 """Flag of a verdict copied from an identical verification in this process (`DockerVerifier(reuse=True)`)."""
 NOT_READ = {"instance_id", "repo", "source", "alt_fixes"}
 """Task fields no verification reads: its names, and the other fixes only validation checks."""
@@ -179,7 +179,7 @@ class DockerVerifier:
         flags = static_flags(patch)
         refused = mode_refusal(patch)
         if refused:
-            return Verdict(resolved=False, reason=Reason.patch_rejected, detail=refused, flags=[f"refused: {refused}", *flags],
+            return Verdict(resolved=False, reason=Reason.patch_rejected, detail=refused, flags=[VerdictFlag(kind=FlagKind.refused, detail=refused), *flags],
                            decided_by=Check.policy)
         try:
             verdict = await self._retrying(task, patch, flags)
@@ -191,7 +191,7 @@ class DockerVerifier:
         verdict.seconds = time.monotonic() - started
         return verdict.model_copy(update={"decided_by": verdict.decided_by or DECIDED_BEFORE_TESTS.get(verdict.reason)})
 
-    async def _retrying(self, task: Task, patch: str, flags: list[str]) -> Verdict:
+    async def _retrying(self, task: Task, patch: str, flags: list[VerdictFlag]) -> Verdict:
         """`_run`, redone from a fresh container while the engine fails it; then `VerifyError`."""
         try:
             await self.puller.ensure(task.image)
@@ -214,7 +214,7 @@ class DockerVerifier:
                               f"{self.config.infra_retries + 1} times; last: {exc}") from exc
         raise AssertionError("unreachable")
 
-    async def _run(self, task: Task, patch: str, flags: list[str]) -> Verdict:
+    async def _run(self, task: Task, patch: str, flags: list[VerdictFlag]) -> Verdict:
         sandbox, listing = await self._at_start(task, patch)
         try:
             judged = await self._judge(sandbox, task, listing, flags)
@@ -293,7 +293,7 @@ class DockerVerifier:
         """Remove the containers started ahead and not used."""
         await self.ahead.close()
 
-    async def _judge(self, sandbox: DockerSandbox, task: Task, listing: gitread.Listing, flags: list[str]) -> Decision | Verdict:
+    async def _judge(self, sandbox: DockerSandbox, task: Task, listing: gitread.Listing, flags: list[VerdictFlag]) -> Decision | Verdict:
         """The policy's judgement of what git reads in the patch; a Verdict when git cannot read it or it is refused."""
         if listing.error:
             return Verdict(resolved=False, reason=Reason.patch_failed, flags=flags,
@@ -344,7 +344,7 @@ class DockerVerifier:
             configures = packaging_configuration(path, before[path], after[path])
             if configures:  # left at its start state: the tests run under the task's configuration
                 restored[path] = before[path]
-                flags.append(f"dropped {configures}")
+                flags.append(VerdictFlag(kind=FlagKind.dropped_packaging_configuration, detail=configures))
         sources = {}
         for path, data in printed_files(result.output, "hidden", hidden).items():
             if data is not None:

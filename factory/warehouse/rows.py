@@ -94,7 +94,7 @@ def attempt_row(attempt: Attempt, started_at: datetime, finished_at: datetime, k
         "verdict_reason": str(v.reason) if v and v.reason else None,
         "verdict_detail": v.detail if v else None,
         "verify_seconds": v.seconds if v else None,
-        "flags": list(v.flags) if v else [],
+        "flags": [str(f) for f in v.flags] if v else [],
         "infra_failures": list(attempt.infra_failures),
         "node": attempt.node,
         "kept": kept,

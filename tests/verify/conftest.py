@@ -107,3 +107,8 @@ def verifier() -> DockerVerifier:
 def seen_task(toy_task) -> Task:
     """The toy task as SWE-smith tasks are: every hidden test was in the agent's repo too."""
     return toy_task.model_copy(update={"start": toy_task.start.model_copy(update={"hide_paths": []})})
+
+
+def texts(flags) -> list[str]:
+    """Verdict flags as people read them (`kind: detail`)."""
+    return [str(flag) for flag in flags]

@@ -15,7 +15,7 @@ from factory.verify import sections
 from factory.verify.gitread import apply_files, apply_script
 from factory.verify.policy import FLAGS_PER_KIND
 from tests.verify import hostgit
-from tests.verify.conftest import BUG, git
+from tests.verify.conftest import BUG, git, texts
 from tests.verify.test_attacks import CORE
 
 INSERTED_FIX = ("    if x < lo:\n        return lo\n", "    if x < lo:\n        return lo\n    if x == hi + 1:\n        return hi\n")
@@ -142,7 +142,7 @@ async def test_a_fix_and_a_non_fix_with_thousands_of_dropped_files_get_verdicts(
     fix = staged(agent_repo)
     verdict = await verifier.verify(toy_task, fix)
     assert verdict.resolved, verdict.detail
-    assert f"dropped test change: {count - FLAGS_PER_KIND} more" in verdict.flags
+    assert f"dropped test change: {count - FLAGS_PER_KIND} more" in texts(verdict.flags)
     verdict = await verifier.verify(toy_task, broken)
     assert (verdict.resolved, verdict.reason) == (False, Reason.tests_failed), verdict.detail
 

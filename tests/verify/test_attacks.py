@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from factory.records import Check, Reason
+from tests.verify.conftest import texts
 
 pytestmark = pytest.mark.docker
 
@@ -145,15 +146,15 @@ async def test_a_right_fix_with_planted_test_configuration_is_judged_without_it(
     verdict = await verifier.verify(toy_task, make_patch(planted, fix=True))
     assert verdict.resolved, verdict
     assert {"dropped test configuration: conftest.py", "dropped test configuration: toy/conftest.py",
-            "dropped test configuration: pytest.ini"} <= set(verdict.flags)
-    assert any(f.startswith("dropped test configuration in packaging file: setup.cfg") for f in verdict.flags), verdict.flags
+            "dropped test configuration: pytest.ini"} <= set(texts(verdict.flags))
+    assert any(f.startswith("dropped test configuration in packaging file: setup.cfg") for f in texts(verdict.flags)), texts(verdict.flags)
 
 
 async def test_a_binary_file_is_left_out_and_fixes_nothing(agent_repo, make_patch, toy_task, verifier):
     (agent_repo / "toy/data.bin").write_bytes(b"\x00\x01\x02")
     verdict = await verifier.verify(toy_task, make_patch({}))
     assert (verdict.resolved, verdict.reason) == (False, Reason.tests_failed)
-    assert "dropped binary file: toy/data.bin" in verdict.flags
+    assert "dropped binary file: toy/data.bin" in texts(verdict.flags)
 
 
 async def test_a_stall_at_exit_costs_the_task_fitted_limit_not_the_flat_one(make_patch, toy_task):

@@ -19,10 +19,9 @@ import pytest
 
 from factory.config import VerifierConfig
 from factory.filters.resolved import ResolvedFilter
-from factory.records import Check, Reason
+from factory.records import Check, FlagKind, Reason
 from factory.sandbox.images import ensure_images
 from factory.tasks import load_taskset
-from factory.verify.grading import ALTERED
 from factory.verify.verifier import DockerVerifier
 from tests.filters.attempt_builder import attempt
 from tests.verify.conftest import git
@@ -168,7 +167,7 @@ async def test_a_class_merely_named_like_the_expected_one_does_not_pass(name, pa
 async def test_reaching_the_stand_ins_or_the_machinery_is_tampering(name, edit, patch, task):
     verdict = await DockerVerifier(VerifierConfig(timeout=60)).verify(task, patch(edit))
     assert (verdict.resolved, verdict.reason, verdict.decided_by) == (False, Reason.tampered, Check.tamper_probe), verdict
-    assert any(f.startswith(ALTERED) for f in verdict.flags)
+    assert verdict.flagged(FlagKind.altered_machinery)
 
 
 CORRECT = {
@@ -183,6 +182,6 @@ async def test_a_correct_fix_that_mentions_the_machinery_resolves_and_is_kept(na
     diff = patch(CORRECT[name])
     verdict = await DockerVerifier(VerifierConfig(timeout=60)).verify(task, diff)
     assert verdict.resolved, verdict
-    assert any(f.startswith("static: ") for f in verdict.flags)  # the text is flagged for review, no more
+    assert verdict.flagged(FlagKind.static)  # the text is flagged for review, no more
     kept = attempt(patch=diff).model_copy(update={"verdict": verdict})
     assert ResolvedFilter().run([kept]).kept == [kept]

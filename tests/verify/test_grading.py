@@ -10,6 +10,7 @@ import pytest
 from factory.records import Reason, StartState, Task, TestStatus
 from factory.verify.controls import Control
 from factory.verify.grading import TestRun, grade
+from tests.verify.conftest import texts
 
 F2P, P2P = "t.py::test_fix", "t.py::test_other"
 COPY = Control("t.py::test_fix_again", F2P)
@@ -34,7 +35,7 @@ def run(records: list, **kw) -> TestRun:
 
 def test_an_honest_run_resolves_and_counts_its_controls():
     verdict = grade(TASK, run(HONEST), [])
-    assert verdict.resolved and verdict.controls == 1 and verdict.flags == []
+    assert verdict.resolved and verdict.controls == 1 and texts(verdict.flags) == []
 
 
 @pytest.mark.parametrize(
@@ -83,7 +84,7 @@ def test_a_planted_control_must_fail_whatever_else_happened():
 def test_weak_controls_are_flagged_on_the_verdict():
     verdict = grade(TASK, run(HONEST, weak="controls copied from tests the agent could see"), ["static: defines_eq"])
     assert verdict.resolved
-    assert verdict.flags == ["static: defines_eq", "weak controls: controls copied from tests the agent could see"]
+    assert texts(verdict.flags) == ["static: defines_eq", "weak controls: controls copied from tests the agent could see"]
 
 
 @pytest.mark.parametrize("name", ["runner.py", "factory_pytest_plugin.py"])

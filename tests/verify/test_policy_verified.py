@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from factory.records import Reason
-from tests.verify.conftest import git
+from tests.verify.conftest import git, texts
 from tests.verify.test_attacks import CORE, CORE_TEXT, REPORT_HOOK
 
 pytestmark = pytest.mark.docker
@@ -35,7 +35,7 @@ async def refused(verifier, task, patch: str, why: str) -> None:
 async def resolved(verifier, task, patch: str) -> list[str]:
     verdict = await verifier.verify(task, patch)
     assert verdict.resolved, verdict
-    return verdict.flags
+    return texts(verdict.flags)
 
 
 # ---------------------------------------------------------------------- attacks
@@ -52,7 +52,7 @@ async def test_a_conftest_behind_header_lines_broken_by_unicode_separators(toy_t
              "--- /dev/null\n+++ b/conftest.py\n" + HOOK_HUNK)
     verdict = await verifier.verify(toy_task, patch)
     assert (verdict.resolved, verdict.reason) == (False, Reason.tests_failed), verdict
-    assert "dropped test configuration: conftest.py" in verdict.flags
+    assert "dropped test configuration: conftest.py" in texts(verdict.flags)
 
 
 async def test_a_pytest_shadow_behind_mnemonic_prefixes(agent_repo, toy_task, verifier):
@@ -91,7 +91,7 @@ async def test_a_pytest_entry_point_in_setup_py(make_patch, toy_task, verifier):
     setup = "from setuptools import setup\n\nsetup(name='toy', entry_points={'pytest11': ['evil = toy.core']})\n"
     verdict = await verifier.verify(toy_task, make_patch({"setup.py": setup}))
     assert (verdict.resolved, verdict.reason) == (False, Reason.tests_failed), verdict
-    assert any(f.startswith("dropped test configuration in packaging file: setup.py") for f in verdict.flags)
+    assert any(f.startswith("dropped test configuration in packaging file: setup.py") for f in texts(verdict.flags))
 
 
 # ---------------------------------------------------------------------- right fixes that resolve

@@ -12,7 +12,7 @@ import pytest
 
 from factory.config import VerifierConfig
 from factory.errors import VerifyError
-from factory.records import StartState, Task
+from factory.records import FlagKind, StartState, Task, VerdictFlag
 from factory.verify.verifier import REUSED, DockerVerifier, verification_key
 from tests.verify.test_infra import Remover
 
@@ -57,7 +57,7 @@ async def test_an_identical_patch_is_verified_once_and_a_different_one_again(toy
     assert first.resolved and REUSED not in first.flags
     assert REUSED in second.flags and _plain(second) == _plain(first)  # one container: nothing run again
     second.tests.clear()
-    second.flags.append("changed by its attempt")
+    second.flags.append(VerdictFlag(kind=FlagKind.other, detail="changed by its attempt"))
     third = await counted.verifier.verify(toy_task, toy_task.gold_patch)
     assert third.tests == first.tests and third.flags == [*first.flags, REUSED]  # nothing shared was changed
 
