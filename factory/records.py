@@ -31,6 +31,24 @@ class StartState(Record):
     """Files removed from the agent's view (SWE-smith: the FAIL_TO_PASS test files)."""
 
 
+class TestSpec(Record):
+    """How a task's tests run and are read: the test framework's part of a task."""
+
+    __test__ = False  # not a pytest test class
+
+    framework: str = "pytest"
+    """The test framework that runs and reads them (`factory.verify.frameworks`): `pytest`, or
+    `command`: any runner whose report a result reader reads (`go test -json`, jest, JUnit, cargo)."""
+    command: str = ""
+    """`command`: the shell command that runs the tests in the repo as the tests' user, e.g.
+    `go test -json ./...`; it may write its report to `report`."""
+    results: str = ""
+    """`command`: the result reader of its report (`factory.verify.results`): `go-json`, `junit`, `cargo`, ..."""
+    report: str = ""
+    """`command`: the file or folder (of JUnit XML files) the command writes its report to,
+    relative to the repo; empty: the report is the command's output."""
+
+
 class Task(Record):
     instance_id: str
     repo: str
@@ -49,6 +67,11 @@ class Task(Record):
     PASS_TO_PASS: list[str] = Field(default_factory=list)
     test_cmd: str | None = None
     """Shell prefix that makes the test environment (e.g. conda activate); None = image default."""
+    language: str = "python"
+    """The repo's main language, as task sets name it (`python`, `go`, `javascript`, `typescript`, `java`, `rust`, ...)."""
+    tests: TestSpec = Field(default_factory=TestSpec)
+    """How the hidden tests run and are read; FAIL_TO_PASS and PASS_TO_PASS are that framework's
+    test names (pytest node ids, Go `TestX/sub`, JUnit `Class#method` or `class.name`, cargo `mod::test`)."""
     source: str = ""
     """Which task set and format the task came from, e.g. 'swesmith:path/tasks.jsonl'."""
     test_seconds: float | None = None
