@@ -269,6 +269,8 @@ class FlagKind(StrEnum):
     altered_machinery = "altered test machinery"
     """The reporting plugin saw the test machinery changed while the tests ran: never taught."""
     reused = "reused verdict of an identical patch"
+    flaky = "flaky"
+    """A hidden test that passed only when its runner ran it again."""
     other = "other"
     """A flag of an older record that names none of the above."""
 

@@ -43,7 +43,7 @@ def printed_files(output: str, tag: str, paths: Sequence[str]) -> dict[str, byte
     found: dict[str, bytes | None] = dict.fromkeys(paths)
     header = re.compile(rf"^{HEADER} (\S+) (\d+) ([01])$", re.M)
     marks = list(header.finditer(output))
-    for mark, following in zip(marks, [*marks[1:], None], strict=True):
+    for mark, following in zip(marks, [*marks[1:], None][:len(marks)], strict=True):
         if mark[1] != tag or int(mark[2]) >= len(paths) or mark[3] == "0":
             continue
         body = output[mark.end():following.start() if following else len(output)]

@@ -26,11 +26,8 @@ import contextlib
 import hashlib
 import json
 import logging
-import random
-import shlex
 import time
 from dataclasses import dataclass, field
-from importlib import resources
 
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
 
@@ -38,15 +35,14 @@ from factory.errors import SandboxCrashed, SandboxError, VerifyError
 from factory.records import Check, FlagKind, Reason, StartState, Task, Verdict, VerdictFlag
 from factory.sandbox.config import SandboxConfig
 from factory.sandbox.docker import DIFF_LIMIT, DockerSandbox
-from factory.sandbox.printed import print_files, print_listed, printed_files
+from factory.sandbox.printed import print_listed, printed_files
 from factory.sandbox.pull import ImageUnavailable, Puller
-from factory.verify import classes, gitread, sections
+from factory.verify import gitread, sections
 from factory.verify.ahead import Ahead
 from factory.verify.config import VerifierConfig
-from factory.verify.controls import ControlPlan, hidden_files, plan_controls
 from factory.verify.flags import static_flags
-from factory.verify.grading import TestRun, grade
-from factory.verify.hiding import OUTSIDE, ImageFiles, hide_originals, outside_command
+from factory.verify.frameworks import FRAMEWORKS, TestFramework, Trial
+from factory.verify.grading import grade
 from factory.verify.packaging import packaging_configuration
 from factory.verify.policy import (
     FALLBACK_IMPORTABLE,
@@ -59,14 +55,9 @@ from factory.verify.policy import (
 
 __all__ = ["DockerVerifier", "grade"]
 
-TRUSTED = "/opt/factory-verify"  # the runner and the plugin: root's, readable by all
-PRIVATE = "/root/factory-verify"  # the job, the setup script, the report: root only
-TEST_UID = 1000
-TRUSTED_INI = "[pytest]\n"
 TEST_PATCH = "/tmp/factory-tests.patch"
 AGENT_PATCH_FAILED, TEST_PATCH_FAILED, AGENT_PATCH_MISPLACED = 3, 4, 5
 """Exit codes of the apply script (`_apply`)."""
-REPORT = "factory-verify-report"
 APPLY_ERRORS = "/tmp/factory-apply.err"
 PACKAGING = f"{gitread.OUT}/packaging"
 """The packaging files the patch changes, NUL-separated: read before and after it is applied."""
@@ -74,13 +65,12 @@ log = logging.getLogger(__name__)
 
 
 @dataclass
-class Hidden:
-    """What the controls are planned from: the hidden test files, the repo's class tree."""
+class Applied:
+    """What the apply exec left for the framework: its `readback`'s output, the packaging files
+    to put back at their start state (None: remove), and the flags of what was put back."""
 
-    sources: dict[str, str]
-    classes: classes.Classes
-    restored: dict[str, bytes | None] = field(default_factory=dict)
-    """Packaging files whose pytest configuration was left out: their start-state bytes (None: absent)."""
+    printed: str
+    restore: dict[str, bytes | None] = field(default_factory=dict)
     flags: list[VerdictFlag] = field(default_factory=list)
 
 
@@ -121,8 +111,8 @@ class DockerVerifier:
         self.puller = puller or Puller.of(self.sandbox_config)  # a task's image may have to come from its registry
         self._interpreters: dict[tuple[str, str | None], gitread.Interpreter] = {}
         """What each image's test interpreter imports (image, test_cmd): asked once, in its first verification."""
-        self._outside: dict[str, ImageFiles] = {}
-        """Each image's files outside the repo that `_setup_script` looks at (by image id)."""
+        self._frameworks: dict[str, TestFramework] = {}
+        """The test frameworks of the tasks verified so far, by kind (`_framework`)."""
         self._gold_seconds: dict[str, asyncio.Future] = {}
         """Verification time of each never-validated task's gold fix, measured when a run of it was slow."""
         self.reuse = reuse
@@ -224,10 +214,19 @@ class DockerVerifier:
             applied = await self._apply(sandbox, task, patch, listing, judged, touched)
             if isinstance(applied, Verdict):
                 return applied.model_copy(update={"flags": [*applied.flags, *judged.flags, *flags]})
-            report = await self._run_tests(sandbox, task, touched, applied)
+            trial = Trial(sandbox, task, touched, applied.printed, applied.restore, [*judged.flags, *applied.flags, *flags],
+                          self.config.timeout_for(task.test_seconds),  # a stall costs about a minute, not a quarter hour
+                          lambda running: self._within_fitted_limit(task, running))
+            return await self._framework(task).run(trial)
         finally:
             await sandbox.close()
-        return grade(task, report, [*judged.flags, *applied.flags, *flags])
+
+    def _framework(self, task: Task) -> TestFramework:
+        """This verifier's instance of the task's test framework (it may keep what it learns of an image)."""
+        kind = task.tests.framework
+        if kind not in self._frameworks:
+            self._frameworks[kind] = FRAMEWORKS.get(kind)()
+        return self._frameworks[kind]
 
     async def _at_start(self, task: Task, patch: str) -> tuple[DockerSandbox, gitread.Listing]:
         """A container at the start state, and git's listing of the patch in it: the one started
@@ -305,12 +304,12 @@ class DockerVerifier:
         return decision
 
     async def _apply(self, sandbox: DockerSandbox, task: Task, patch: str, listing: gitread.Listing, decision: Decision,
-                     touched: list[str]) -> Verdict | Hidden:
+                     touched: list[str]) -> Verdict | Applied:
         """In one exec: the agent patch applied as judged (the very bytes git listed, the sections the
         policy left out left out by git, named in files), its packaging files read before and after,
-        the hidden tests applied, and the hidden test files and the repo's class headers read for
-        the controls. Those, or a Verdict."""
-        packaging, hidden = decision.packaging_files, hidden_files(task, touched)
+        the hidden tests applied, and what the test framework reads back to plan its run. Those,
+        or a Verdict."""
+        packaging = decision.packaging_files
         files = gitread.apply_files(patch, listing, decision.excluded)
         if packaging:  # named in a file: a patch may hold thousands, and a command line has a limit
             files[PACKAGING] = b"".join(p.encode("utf-8", "surrogateescape") + b"\0" for p in packaging)
@@ -323,8 +322,7 @@ class DockerVerifier:
         script.append(print_listed(PACKAGING, "after") if packaging else ":")
         if task.test_patch:
             script.append(gitread.apply_script(TEST_PATCH, APPLY_ERRORS, TEST_PATCH_FAILED))
-        script.append(print_files(hidden, "hidden"))
-        script += [classes.COMMAND, print_files([classes.LISTING], "classes")]
+        script.append(self._framework(task).readback(task, touched))
         result = await sandbox.exec("\n".join(script), timeout=300, user="root", output_limit=DIFF_LIMIT)
         if result.exit_code == AGENT_PATCH_FAILED:
             return Verdict(resolved=False, reason=Reason.patch_failed, detail="agent patch does not apply")
@@ -345,13 +343,7 @@ class DockerVerifier:
             if configures:  # left at its start state: the tests run under the task's configuration
                 restored[path] = before[path]
                 flags.append(VerdictFlag(kind=FlagKind.dropped_packaging_configuration, detail=configures))
-        sources = {}
-        for path, data in printed_files(result.output, "hidden", hidden).items():
-            if data is not None:
-                with contextlib.suppress(UnicodeDecodeError):  # not text: no controls in it
-                    sources[path] = data.decode()
-        listing = printed_files(result.output, "classes", [classes.LISTING])[classes.LISTING] or b""
-        return Hidden(sources, classes.Classes.parse(listing.decode(errors="replace")), restored, flags)
+        return Applied(result.output, restored, flags)
 
     async def _facts(self, sandbox: DockerSandbox, task: Task, listing: gitread.Listing) -> RepoFacts:
         key = (task.image, task.test_cmd)
@@ -364,49 +356,6 @@ class DockerVerifier:
         tests = [nodeid.split("::")[0] for nodeid in (*task.FAIL_TO_PASS, *task.PASS_TO_PASS)]
         dirs = module_dirs(listing.files, interpreter.sys_path, task.workdir, tests)
         return RepoFacts(listing.files, listing.links, interpreter.importable, dirs)
-
-    async def _run_tests(self, sandbox: DockerSandbox, task: Task, touched: list[str], hidden: Hidden) -> TestRun:
-        """Plant controls in the hidden test files (as they are now, the patches applied), upload
-        everything the run needs at once, run, and read the report back."""
-        sources = hidden.sources
-        # pure CPU, a tenth of a second on a large test file: off the event loop, so the other
-        # sandboxes' commands and teacher calls go on meanwhile
-        plan = await asyncio.to_thread(plan_controls, task, sources, random.SystemRandom(), classes=hidden.classes)
-        package = resources.files("factory.verify") / "container"
-        limit = self.config.timeout_for(task.test_seconds)  # a stall costs about a minute, not a quarter hour
-        job = {
-            "workdir": task.workdir, "uid": TEST_UID, "timeout": limit, "ids": plan.ids,
-            "touched": [p for p in touched if p.endswith(".py")], "ini": f"{TRUSTED}/pytest.ini",
-            "report": f"{PRIVATE}/report.json", "log": f"{PRIVATE}/pytest.log",
-        }
-        outside = await self._image_files(sandbox, task)
-        await sandbox.write_files({  # one upload: every write is a round trip to the engine
-            **plan.files,
-            **{path: data for path, data in hidden.restored.items() if data is not None},
-            **{f"{PRIVATE}/original-{i}": sources[path] for i, path in enumerate(plan.files) if path in sources},
-            **{f"{TRUSTED}/{name}": package.joinpath(name).read_text() for name in ("runner.py", "factory_pytest_plugin.py")},
-            f"{TRUSTED}/pytest.ini": TRUSTED_INI,
-            f"{PRIVATE}/job.json": json.dumps(job),
-            f"{PRIVATE}/setup.sh": _setup_script(task.workdir, plan, outside, [p for p, d in hidden.restored.items() if d is None]),
-        }, owner="root")
-        prefix = f"{task.test_cmd}; " if task.test_cmd else ""
-        # this command line stays readable in /proc while the tests run: it names no test. The
-        # report comes back after a marker line, in root's output (JSON escapes every newline in it)
-        command = (f"sh {PRIVATE}/setup.sh && {{ {prefix}python3 -I -S {TRUSTED}/runner.py {PRIVATE}/job.json; }}; "
-                   f"echo; echo {REPORT}; cat {job['report']}")
-        running = asyncio.ensure_future(sandbox.exec(command, timeout=limit + 120, user="root", output_limit=DIFF_LIMIT))
-        if not await self._within_fitted_limit(task, running):
-            return TestRun(timed_out=True, controls=plan.controls, renamed=plan.renamed, weak=plan.weak)
-        result = running.result()
-        before, marked, printed = result.output.partition(f"\n{REPORT}\n")
-        try:
-            report = json.loads(printed) if marked and not result.truncated_bytes else None
-        except json.JSONDecodeError:
-            report = None
-        if not isinstance(report, dict):
-            return TestRun(timed_out=result.timed_out, runner_failed=before[-2000:], controls=plan.controls,
-                           renamed=plan.renamed, weak=plan.weak)
-        return TestRun.from_report(report, plan, hidden.classes)
 
     async def _within_fitted_limit(self, task: Task, running: asyncio.Future) -> bool:
         """Wait for the test run; False if it was cut. A task never validated has no measured time
@@ -444,34 +393,9 @@ class DockerVerifier:
             return verdict.seconds if verdict.resolved else None
         return None
 
-    async def _image_files(self, sandbox: DockerSandbox, task: Task) -> ImageFiles:
-        """Python files and git object stores of the image outside the repo: the same in every
-        container of the image (a patch changes only the repo), so found once per image."""
-        key = str(sandbox.container.attrs.get("Image") or task.image)
-        if key not in self._outside:
-            listed = await sandbox.exec(outside_command(task.workdir), timeout=600, user="root")
-            if listed.exit_code != 0:
-                raise SandboxError(f"could not list the files of {task.image}: {listed.output[-500:]}")
-            self._outside[key] = ImageFiles.parse(await sandbox.read_file(OUTSIDE))
-        return self._outside[key]
-
 
 def _reused(verdict: Verdict, started: float) -> Verdict:
     return verdict.model_copy(update={"flags": [*verdict.flags, REUSED], "seconds": time.monotonic() - started}, deep=True)
-
-
-def _setup_script(workdir: str, plan: ControlPlan, outside: ImageFiles, removed: list[str]) -> str:
-    """Root-only shell run before the tests: the files the patch made and the verdict leaves out
-    (`removed`) gone, nothing the test user can read shows the test files as they were before
-    the controls went in (`hiding`), and the code under test may read the repo but change
-    nothing in it, tests included."""
-    w = shlex.quote(workdir)
-    lines = [
-        "set -e", f"cd {w}", *(f"rm -f -- {shlex.quote(p)}" for p in removed), *hide_originals(workdir, plan.files, PRIVATE, outside),
-        f"chown -R root:root {w} {TRUSTED}", f"chmod -R go-w {w} {TRUSTED}",
-        f"chmod 700 /root {PRIVATE}", f"chmod 600 {PRIVATE}/*",
-    ]
-    return "\n".join(lines) + "\n"
 
 
 def _infrastructure(exc: BaseException) -> bool:

@@ -36,8 +36,9 @@ async def test_the_container_started_ahead_is_the_one_the_verification_uses(toy_
     before = time.time()
     verdict = await counted.verifier.verify(toy_task, toy_task.gold_patch)
     assert verdict.resolved, verdict.detail
+    await settled(counted, "create", 1)
     created = [e for e in counted.client.events(since=counted.since - 1, until=time.time(), decode=True, filters={
-        "type": "container", "label": f"factory.run={counted.run_id}", "event": "create"})]
+        "type": "container", "label": f"factory.run={counted.run_id}"}) if e["Action"] == "create"]
     assert len(created) == 1 and created[0]["time"] <= before  # no second container, the first made ahead
     await counted.verifier.close()
     assert live(counted) == []

@@ -14,9 +14,11 @@ import re
 
 import pytest
 
-from factory.records import Reason, TestStatus
+from factory.records import Reason, TestSpec, TestStatus
 from factory.verify.controls import F2P_COPIES
-from factory.verify.verifier import PRIVATE, TRUSTED, DockerVerifier
+from factory.verify.frameworks import FRAMEWORKS, PRIVATE, TRUSTED
+from factory.verify.frameworks.pytest import PytestFramework
+from factory.verify.verifier import DockerVerifier
 from tests.verify.conftest import F2P
 from tests.verify.test_attacks import at_import
 
@@ -154,13 +156,16 @@ _reports.TestReport.from_item_and_call = staticmethod(_flip)
 """
 
 
-class Witness(DockerVerifier):
-    """The real verifier; it also keeps what the code under test found, and the controls."""
+class Witness(PytestFramework):
+    """The real pytest framework; it also keeps what the code under test found, and the controls."""
 
-    async def _run_tests(self, sandbox, task, touched, hidden):
-        run = await super()._run_tests(sandbox, task, touched, hidden)
-        self.found = json.loads(await sandbox.read_file("/tmp/factory-home/found.json"))
+    last: Witness | None = None
+
+    async def _tests(self, trial):
+        run = await super()._tests(trial)
+        self.found = json.loads(await trial.sandbox.read_file("/tmp/factory-home/found.json"))
         self.controls, self.renamed = run.controls, run.renamed
+        Witness.last = self
         return run
 
     def ran(self, nodeid: str) -> str:
@@ -168,10 +173,14 @@ class Witness(DockerVerifier):
         return self.renamed.get(nodeid, nodeid).split("::")[-1]
 
 
+FRAMEWORKS.add("pytest-witness", Witness)
+
+
 async def test_nothing_the_test_process_can_read_tells_a_control_from_a_real_test(make_patch, toy_task, verifier):
-    witness = Witness(verifier.config)
-    verdict = await witness.verify(toy_task, make_patch(at_import(READ_EVERYTHING)))
+    watched = toy_task.model_copy(update={"tests": TestSpec(framework="pytest-witness")})
+    verdict = await DockerVerifier(verifier.config).verify(watched, make_patch(at_import(READ_EVERYTHING)))
     assert verdict.resolved is False and verdict.reason in FORGED, verdict
+    witness = Witness.last
     found = witness.found
     # the hidden tests as it read them hold no expected value: every check of the failing test and
     # of its copies compares with nothing in the file, so copy and original read the same

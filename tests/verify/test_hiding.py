@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import pytest
 
+from factory.records import TestSpec
 from factory.sandbox import engine
 from factory.sandbox.images import image_exists
-from factory.verify.verifier import TEST_UID, DockerVerifier
+from factory.verify.frameworks import FRAMEWORKS, TEST_UID
+from factory.verify.frameworks.pytest import PytestFramework
+from factory.verify.verifier import DockerVerifier
 from tests.verify.conftest import TOY_IMAGE
 
 pytestmark = pytest.mark.docker
@@ -47,23 +50,28 @@ def image(toy_task) -> str:
     return IMAGE
 
 
-class Looker(DockerVerifier):
-    """The real verifier; after the tests it asks, as the test user, what it can read."""
+class Looker(PytestFramework):
+    """The real pytest framework; after the tests it asks, as the test user, what it can read."""
 
-    async def _run_tests(self, sandbox, task, touched, hidden):
-        run = await super()._run_tests(sandbox, task, touched, hidden)
-        looked = await sandbox.exec(LOOK, user=str(TEST_UID), workdir="/")
-        self.seen = dict(reversed(line.split(" ", 1)) for line in looked.output.split("\n") if line)
+    seen: dict[str, str] = {}
+
+    async def _tests(self, trial):
+        run = await super()._tests(trial)
+        looked = await trial.sandbox.exec(LOOK, user=str(TEST_UID), workdir="/")
+        Looker.seen = dict(reversed(line.split(" ", 1)) for line in looked.output.split("\n") if line)
         return run
 
 
+FRAMEWORKS.add("pytest-looker", Looker)
+
+
 async def test_copies_elsewhere_in_the_image_are_locked_and_others_are_not(image, toy_task, make_patch, verifier):
-    looker = Looker(verifier.config)
-    task = toy_task.model_copy(update={"image": image})
+    looker = DockerVerifier(verifier.config)
+    task = toy_task.model_copy(update={"image": image, "tests": TestSpec(framework="pytest-looker")})
     for _ in range(2):  # the second run uses the image's index made by the first
         verdict = await looker.verify(task, make_patch({}, fix=True))
         assert verdict.resolved, verdict
-        seen = looker.seen
+        seen = Looker.seen
         assert seen["/opt/installed/test_core.py"] == "locked"
         assert [state for path, state in seen.items() if path.endswith(".pyc")] == ["locked"]
         assert {state for path, state in seen.items() if "/objects/" in path} == {"locked"}

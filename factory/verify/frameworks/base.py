@@ -1,0 +1,69 @@
+"""The seam between the verification core and a test framework.
+
+    core: fresh container ─► git lists the patch ─► policy ─► apply (+ `readback`, one exec)
+    framework:                                         run(Trial) ─► plan, upload, run, read, grade ─► Verdict
+
+The core owns what holds in every language: a container the agent never ran in, git's reading
+of the diff, the path policy, apply, retries, reuse, containers started ahead, the time limit.
+A framework owns what tests are and how their results are read, and holds the core's threat
+model: the code under test runs as the attacker, so nothing that decides the verdict is in its
+reach (`docs/verify.md`). A framework that cannot plant controls says so in the verdict.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from factory.records import Task, Verdict, VerdictFlag
+from factory.sandbox.docker import DockerSandbox
+
+TRUSTED = "/opt/factory-verify"
+"""The framework's own programs in the container: root's, readable by all."""
+PRIVATE = "/root/factory-verify"
+"""The job, the setup script, the report: root only."""
+TEST_UID = 1000
+"""The tests run as this user, which owns nothing in the repo."""
+
+
+@dataclass
+class Trial:
+    """A container at the start state with the agent's kept sections and the hidden tests in
+    place, handed to the framework to run and judge."""
+
+    sandbox: DockerSandbox
+    task: Task
+    touched: list[str]
+    """Paths the applied sections change."""
+    printed: str
+    """What the framework's `readback` printed, right after the patches went in."""
+    restore: dict[str, bytes | None]
+    """Files to put back at their start-state content before the tests (None: remove it): test
+    configuration the policy left out of a packaging file."""
+    flags: list[VerdictFlag]
+    """The flags so far (policy, static): the verdict carries them."""
+    limit: float
+    """Seconds the tests may run."""
+    within_limit: Callable[[asyncio.Future], Awaitable[bool]]
+    """Waits for the test run; False when the core cut it at the task's fitted limit."""
+
+    def restored_files(self) -> dict[str, bytes]:
+        return {path: data for path, data in self.restore.items() if data is not None}
+
+    def removed(self) -> list[str]:
+        return [path for path, data in self.restore.items() if data is None]
+
+
+class TestFramework(Protocol):
+    """Runs a task's hidden tests in a trial container and grades them (`factory.verify.frameworks`)."""
+
+    __test__ = False  # not a pytest test class
+
+    def readback(self, task: Task, touched: list[str]) -> str:
+        """Shell (root, in the repo) run right after the patches are applied, in the same exec:
+        it prints what `run` needs to plan (`factory.sandbox.printed`)."""
+        ...
+
+    async def run(self, trial: Trial) -> Verdict: ...

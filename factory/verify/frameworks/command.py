@@ -1,0 +1,115 @@
+"""`command`: any test runner whose report a result reader reads (`go test -json`, jest, JUnit,
+cargo): the task's command runs as the tests' user, and the report is read and graded on the host.
+
+    setup (root): the left-out files put back, the repo root's and read-only, a scratch folder
+                  of the tests' user (home, temp, build caches, REPORT_DIR)
+    run:          the command as TEST_UID, stdin empty, its output into a root-owned file, under
+                  `timeout`; then every process of TEST_UID is killed, so nothing writes after
+    read:         exit status, output and the report file come back in root's output
+                  (`factory.sandbox.printed`) ─► `results.read` ─► `results.grade` ─► Verdict
+
+What it gives: the verdict reads what the framework's runner wrote (structured first), a test
+the report never names fails, a run with no evidence of tests is not a pass, an exit status
+that contradicts the report is not a pass, and nothing the code under test prints reaches
+root's output. What it does not give (yet): controls and blind checks, so a report written or
+forged by the code under test is believed. Every verdict says so (flag `weak controls`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shlex
+
+from factory.records import Check, FlagKind, Reason, Task, TestSpec, Verdict, VerdictFlag
+from factory.sandbox.docker import DIFF_LIMIT
+from factory.sandbox.printed import print_files, printed_files
+from factory.verify import results
+from factory.verify.frameworks.base import PRIVATE, TEST_UID, Trial
+
+SCRATCH = "/tmp/factory-tests"
+"""The tests' user's own folder: home, temp, build caches, and REPORT_DIR."""
+REPORT_DIR = f"{SCRATCH}/report"
+OUTPUT, EXIT = f"{PRIVATE}/output", f"{PRIVATE}/exit"
+NO_CONTROLS = VerdictFlag(kind=FlagKind.weak_controls, detail=(
+    "the command framework plants no controls and no blind checks: the report its runner writes "
+    "in the test process is believed"))
+
+
+class CommandFramework:
+    def readback(self, task: Task, touched: list[str]) -> str:
+        return ":"
+
+    async def run(self, trial: Trial) -> Verdict:
+        task, sandbox = trial.task, trial.sandbox
+        spec = _checked(task)
+        reader = results.reader(spec.results)  # an unknown reader fails before anything runs
+        await sandbox.write_files({**trial.restored_files(), f"{PRIVATE}/run.sh": _script(task, trial)}, owner="root")
+        report = f"{REPORT_DIR}/{spec.report}" if spec.report else OUTPUT
+        # root's command line names nothing of the run (it is readable in /proc while the tests run)
+        command = f"sh {PRIVATE}/run.sh; {print_files([EXIT, report, OUTPUT], 'run')}"
+        running = asyncio.ensure_future(sandbox.exec(command, timeout=trial.limit + 120, user="root",
+                                                     output_limit=DIFF_LIMIT))
+        flags = [*trial.flags, NO_CONTROLS]
+        if not await trial.within_limit(running):
+            return Verdict(resolved=False, reason=Reason.timeout, flags=flags, decided_by=Check.tests,
+                           detail=f"the tests ran past the limit ({trial.limit:.0f} s)")
+        result = running.result()
+        printed = printed_files(result.output, "run", [EXIT, report, OUTPUT])
+        code, text = _exit_code(printed[EXIT]), printed[report]
+        if code == TIMED_OUT:
+            return Verdict(resolved=False, reason=Reason.timeout, flags=flags, decided_by=Check.tests,
+                           detail=f"the tests ran past the limit ({trial.limit:.0f} s)")
+        if text is None or result.truncated_bytes:
+            tail = (printed[OUTPUT] or b"")[-1500:].decode(errors="replace")
+            return Verdict(resolved=False, reason=Reason.no_report, flags=flags, decided_by=Check.tests,
+                           detail=f"no report at {spec.report or 'the output'} (exit {code}): {tail}")
+        read = results.read(reader.name, text, exit_code=code)
+        graded = results.grade(task.FAIL_TO_PASS, task.PASS_TO_PASS, read)
+        flags += [VerdictFlag(kind=FlagKind.flaky, detail=test) for test in graded.flaky]
+        if graded.passed:
+            return Verdict(resolved=True, tests=graded.tests, flags=flags, decided_by=Check.tests)
+        reason = Reason.tests_failed if read.ran else Reason.no_report
+        why = [f"{len(graded.failing)} not passed: {', '.join(graded.failing[:5])}"] if graded.failing else []
+        why += [f"{p.code.value}: {p.detail}" for p in graded.problems[:3]]
+        return Verdict(resolved=False, reason=reason, tests=graded.tests, flags=flags, decided_by=Check.tests,
+                       detail="; ".join(why)[:2000])
+
+
+TIMED_OUT = 124  # coreutils `timeout`
+
+
+def _checked(task: Task) -> TestSpec:
+    spec = task.tests
+    if not spec.command or not spec.results:
+        raise ValueError(f"task {task.instance_id}: the command framework needs tests.command and tests.results")
+    return spec
+
+
+def _script(task: Task, trial: Trial) -> str:
+    """Root's script: set up, run the command as the tests' user, stop whatever it left."""
+    w, s = shlex.quote(task.workdir), SCRATCH
+    as_tests = f"setpriv --reuid={TEST_UID} --regid={TEST_UID} --clear-groups"
+    environment = " ".join([
+        f"HOME={s}/home", f"TMPDIR={s}/tmp", f"REPORT_DIR={REPORT_DIR}", f"GOCACHE={s}/go-build",
+        f"GOPATH={s}/go", "GOTOOLCHAIN=local", f"CARGO_TARGET_DIR={s}/target",
+        f"CARGO_HOME={s}/cargo", "CARGO_NET_OFFLINE=true", f"npm_config_cache={s}/npm", "CI=1", "LANG=C.UTF-8",
+    ])
+    return "\n".join([
+        "set -u", f"cd {w}",
+        *(f"rm -f -- {shlex.quote(p)}" for p in trial.removed()),
+        f"chown -R root:root {w} && chmod -R go-w {w}",  # the tests read the repo and change nothing in it
+        f"rm -rf {s} && mkdir -p {s}/home {s}/tmp {REPORT_DIR} && chown -R {TEST_UID}:{TEST_UID} {s}",
+        f"chmod 700 /root {PRIVATE}",
+        f"{as_tests} env -i PATH=\"$PATH\" {environment} timeout -k 5 {int(trial.limit)} "
+        f"sh -c {shlex.quote(task.tests.command)} < /dev/null > {OUTPUT} 2>&1",
+        f"echo $? > {EXIT}",
+        f"{as_tests} kill -9 -1 2>/dev/null",  # every process of the tests' user: none writes after this
+        "true",
+    ]) + "\n"
+
+
+def _exit_code(data: bytes | None) -> int | None:
+    try:
+        return int((data or b"").strip())
+    except ValueError:
+        return None
