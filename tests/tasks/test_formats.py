@@ -80,6 +80,17 @@ def test_swesmith_javascript_row_takes_its_repos_runner():
     assert task.tests == TestSpec(framework="command", command="npm test -- --verbose", results="js-spec")
 
 
+def test_swesmith_babel_runs_only_the_packages_its_bug_touches():
+    bug = ("diff --git a/packages/babel-parser/src/index.ts b/packages/babel-parser/src/index.ts\n"
+           "--- a/packages/babel-parser/src/index.ts\n+++ b/packages/babel-parser/src/index.ts\n"
+           "@@ -1 +1 @@\n-export const a = 1;\n+export const a = 2;\n")
+    row = {**SMITH["Automattic__mongoose.5f57a5bb.func_pm_op_swap__c1d2e3f4"], "instance_id": "babel__babel.2ea3fc8f.x",
+           "repo": "swesmith/babel__babel.2ea3fc8f", "patch": bug}
+    task = task_from_row(row)
+    assert task.language == "typescript"
+    assert task.tests.command == "yarn jest --verbose packages/babel-parser" and task.tests.results == "js-spec"
+
+
 @pytest.mark.parametrize(("iid", "language", "why"), [
     ("trpc__trpc.2f40ba93.func_pm_arg_swap__0a9b8c7d", "typescript", "knows none for trpc/trpc"),
     ("fmtlib__fmt.8303d140.func_pm_op_change__5e6f7a8b", "cpp", "no result reader"),
