@@ -167,6 +167,8 @@ def _load(taskset: str, strict: bool = False):
     report = load_taskset(taskset, strict=strict, skip_invalid=False)
     for bad in report.skipped:
         err_console.print(f"skipped: {bad}", markup=False, highlight=False)
+    if report.skipped:
+        err_console.print(report.summary(), markup=False, highlight=False)
     return report.tasks
 
 
@@ -181,9 +183,12 @@ def _local_images(taskset: str, tasks) -> None:
 
 @tasks_app.command("list")
 def tasks_list(taskset: Annotated[str, typer.Argument(help=TASKSET_HELP)]) -> None:
-    """One line per task: instance id, repo, number of FAIL_TO_PASS / PASS_TO_PASS tests, image."""
+    """One line per task: instance id, repo, language and how its tests are read, number of
+    FAIL_TO_PASS / PASS_TO_PASS tests, image."""
     for t in _load(taskset):
-        typer.echo(f"{t.instance_id}\t{t.repo}\tf2p={len(t.FAIL_TO_PASS)} p2p={len(t.PASS_TO_PASS)}\t{t.image}")
+        tests = t.tests.results or t.tests.framework
+        typer.echo(f"{t.instance_id}\t{t.repo}\t{t.language} ({tests})\t"
+                   f"f2p={len(t.FAIL_TO_PASS)} p2p={len(t.PASS_TO_PASS)}\t{t.image}")
 
 
 @tasks_app.command("show")

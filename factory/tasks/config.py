@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from factory.section import Section
+from factory.tasks.formats import names
 
 
 class TasksConfig(Section):
     source: str
     """A task-set folder, a JSONL or Parquet file, or a Hugging Face dataset name."""
-    format: Literal["auto", "swesmith", "swebench"] = "auto"
-    """Row schema; `auto` tells SWE-smith rows (bug `patch`) from SWE-bench rows (`test_patch`)."""
+    format: str = "auto"
+    """Row schema (`factory.tasks.formats`): swesmith, swebench, swebench-v5, swe-rebench-v2,
+    multi-swe-bench; `auto` reads each row's format from the fields only that format has."""
     split: str = "train"
     """Dataset split, for Hugging Face sources."""
     streaming: bool = False
@@ -32,3 +32,10 @@ class TasksConfig(Section):
     """Fail the load on the first bad row instead of reporting and skipping it."""
     skip_invalid: bool = True
     """Skip tasks that `factory tasks validate` marked broken or flaky."""
+
+    @field_validator("format")
+    @classmethod
+    def _known_format(cls, name: str) -> str:
+        if name not in names():
+            raise ValueError(f"unknown task format {name!r}; valid formats: {', '.join(names())}")
+        return name

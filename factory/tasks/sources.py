@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,7 +17,8 @@ from typing import Any
 from factory.errors import UsageError
 from factory.records import Task
 from factory.tasks.config import TasksConfig
-from factory.tasks.rows import BadRow, task_from_row
+from factory.tasks.fields import BadRow, Unsupported
+from factory.tasks.formats import task_from_row
 
 TASKS_FILE = "tasks.jsonl"
 
@@ -25,6 +27,24 @@ TASKS_FILE = "tasks.jsonl"
 class LoadReport:
     tasks: list[Task] = field(default_factory=list)
     skipped: list[BadRow] = field(default_factory=list)
+    """Every row left out, with its id and field; `Unsupported` ones are well formed but in a
+    language or log format factory cannot read yet."""
+
+    def unsupported(self) -> dict[str, int]:
+        """Rows left out for want of a reader, counted by language."""
+        return dict(Counter(bad.language for bad in self.skipped if isinstance(bad, Unsupported)))
+
+    def summary(self) -> str:
+        """One line: what loaded, and what was left out and why, by kind."""
+        line = f"{len(self.tasks)} task(s) loaded"
+        unsupported = self.unsupported()
+        malformed = len(self.skipped) - sum(unsupported.values())
+        if malformed:
+            line += f", {malformed} malformed row(s) skipped"
+        if unsupported:
+            each = ", ".join(f"{lang} {n}" for lang, n in sorted(unsupported.items()))
+            line += f", {sum(unsupported.values())} row(s) skipped with no reader for their tests ({each})"
+        return line
 
 
 def _jsonl_rows(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -102,7 +122,7 @@ def load_tasks(config: TasksConfig, *, base: Path | None = None) -> LoadReport:
                 raise BadRow(task.instance_id, "validation", invalid[task.instance_id])
             task = measured(task, results)
         except BadRow as bad:
-            if config.strict:
+            if config.strict and not isinstance(bad, Unsupported):  # well formed: counted, never fatal
                 raise UsageError(f"{where}: {bad}") from None
             report.skipped.append(bad)
             continue
