@@ -45,8 +45,12 @@ class TestSpec(Record):
     results: str = ""
     """`command`: the result reader of its report (`factory.verify.results`): `go-json`, `junit`, `cargo`, ..."""
     report: str = ""
-    """`command`: the file or folder (of JUnit XML files) the command writes its report to,
-    relative to the repo; empty: the report is the command's output."""
+    """`command`: the file the command writes its report to, relative to `$REPORT_DIR` (an empty
+    folder of the tests' own, outside the repo); empty: the report is the command's output."""
+    as_root: bool = False
+    """`command`: run as root in a writable repo, for runners that write into it or read root's
+    caches (Maven's ~/.m2, Gradle, a task set's own run script). Weaker: the code under test is
+    root in the container; the verdict says so."""
 
 
 class Task(Record):

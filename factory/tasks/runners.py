@@ -62,11 +62,15 @@ def spec_for_parser(parser: str, command: str, *, iid: str, field: str, language
     return command_spec(command, runner.results)
 
 
-def command_spec(command: str, results: str, report: str = "") -> TestSpec:
-    """A `command` TestSpec; `go test -v` console output becomes `go test -json` where safe."""
+def command_spec(command: str, results: str, report: str = "", as_root: bool = True) -> TestSpec:
+    """A `command` TestSpec; `go test -v` console output becomes `go test -json` where safe.
+
+    Published task sets' images are made for root (module and package caches under /root, builds
+    that write into the repo, run scripts that assume it), so their commands run as root
+    (`TestSpec.as_root`), and their verdicts say it."""
     if results == "go-text" and (as_json := go_json(command)) is not None:
-        return TestSpec(framework="command", command=as_json, results="go-json", report=report)
-    return TestSpec(framework="command", command=command, results=results, report=report)
+        command, results = as_json, "go-json"
+    return TestSpec(framework="command", command=command, results=results, report=report, as_root=as_root)
 
 
 _SEPARATORS = re.compile(r"(&&|\|\||;|\n)")

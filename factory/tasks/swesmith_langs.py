@@ -32,7 +32,7 @@ RUST_REPOS = {
     "rust-lang/mdBook": "cargo test --workspace --verbose",
     "BurntSushi/ripgrep": "cargo test --all --verbose",
 }
-JUNIT_REPORT = ".factory-junit.xml"
+JUNIT_REPORT = "junit.xml"
 JAVA = (
     # SWE-smith's Java profiles run Gradle (`./gradlew test --rerun-tasks --continue ...`, then
     # `cat` of every TEST-*.xml) or Maven (`mvn test -B -T 1C ...`, read from the console). Both
@@ -41,7 +41,7 @@ JAVA = (
     "if [ -x ./gradlew ]; then ./gradlew test --rerun-tasks --continue --no-daemon --console=plain; "
     "else mvn test -B -T 1C -Dsurefire.useFile=false -Dsurefire.printSummary=true; fi; status=$?; "
     "find . -type f -name 'TEST-*.xml' \\( -path '*/surefire-reports/*' -o -path '*/test-results/*' \\) "
-    f"-exec cat {{}} + > {JUNIT_REPORT}; exit $status"
+    f"-exec cat {{}} + > \"$REPORT_DIR/{JUNIT_REPORT}\"; exit $status"
 )
 JS_REPOS = {
     # swesmith/profiles/javascript.py: each JavaScript repo has its own runner and parser.

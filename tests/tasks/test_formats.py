@@ -45,7 +45,7 @@ def test_swesmith_go_row_runs_go_test_json_in_the_swesmith_layout():
     assert task.start.bug_patch == row["patch"] and task.gold_patch == reverse_patch(row["patch"])
     assert task.start.hide_paths == [] and task.test_patch == "" and task.test_cmd is None
     # GoProfile's `go test -v -count=1 ./...`, run as the same tests with a structured report
-    assert task.tests == TestSpec(framework="command", command="go test -json -count=1 ./...", results="go-json")
+    assert task.tests == TestSpec(framework="command", as_root=True, command="go test -json -count=1 ./...", results="go-json")
     assert task.FAIL_TO_PASS == ["TestContextNext", "TestMiddlewareGeneralCase"]
     assert task.PASS_TO_PASS == ["TestContextReset", "TestRouteStaticNoListing/with_prefix"]
 
@@ -56,7 +56,7 @@ def test_swesmith_go_row_runs_go_test_json_in_the_swesmith_layout():
 ])
 def test_swesmith_rust_rows_take_their_profiles_command(iid, command):
     task = task_from_row(SMITH[iid])
-    assert task.language == "rust" and task.tests == TestSpec(framework="command", command=command, results="cargo")
+    assert task.language == "rust" and task.tests == TestSpec(framework="command", as_root=True, command=command, results="cargo")
     assert SMITH[iid]["FAIL_TO_PASS"] == task.FAIL_TO_PASS
 
 
@@ -68,7 +68,7 @@ def test_swesmith_old_image_names_map_in_every_language():
 def test_swesmith_java_row_reads_the_junit_reports_maven_or_gradle_write():
     task = task_from_row(SMITH["google__gson.dd2fe59c.func_pm_ctrl_invert_if__m3k9x0qa"])
     assert task.language == "java"
-    assert (task.tests.framework, task.tests.results, task.tests.report) == ("command", "junit", ".factory-junit.xml")
+    assert (task.tests.framework, task.tests.results, task.tests.report) == ("command", "junit", "junit.xml")
     assert "./gradlew test" in task.tests.command and "mvn test" in task.tests.command
     assert task.tests.command.endswith("exit $status")  # the runner's status, not find's
     assert task.FAIL_TO_PASS == ["com.google.gson.JsonArrayTest.testIsEmpty", "com.google.gson.JsonArrayTest#testRemove"]
@@ -77,7 +77,7 @@ def test_swesmith_java_row_reads_the_junit_reports_maven_or_gradle_write():
 def test_swesmith_javascript_row_takes_its_repos_runner():
     task = task_from_row(SMITH["Automattic__mongoose.5f57a5bb.func_pm_op_swap__c1d2e3f4"])
     assert task.language == "javascript"
-    assert task.tests == TestSpec(framework="command", command="npm test -- --verbose", results="js-spec")
+    assert task.tests == TestSpec(framework="command", as_root=True, command="npm test -- --verbose", results="js-spec")
 
 
 def test_swesmith_babel_runs_only_the_packages_its_bug_touches():
@@ -122,7 +122,7 @@ def test_swebench_v5_go_row():
     assert task.image == row["image"] and task.workdir == "/testbed"
     assert task.start.base_commit == row["base_commit"] and task.start.bug_patch == ""
     assert task.gold_patch == row["patch"] and task.test_patch == row["test_patch"]
-    assert task.tests == TestSpec(framework="command", command="go test -json -run '^TestContextGetUint16$' .",
+    assert task.tests == TestSpec(framework="command", as_root=True, command="go test -json -run '^TestContextGetUint16$' .",
                                   results="go-json")
     assert task.FAIL_TO_PASS == ["TestContextGetUint16"]
     assert task.PASS_TO_PASS == ["TestContextGetUint32", "TestContextGetInt8"]  # JSON strings in the row
@@ -132,11 +132,11 @@ def test_swebench_v5_go_row():
 def test_swebench_v5_environment_goes_to_every_shell_and_set_up_runs_before_the_tests():
     rust = task_from_row(V5["tokio-rs__tokio-6551"])
     assert rust.language == "rust" and rust.test_cmd == "export RUST_BACKTRACE=1"
-    assert rust.tests == TestSpec(framework="command", command="cargo test --test io_read_buf -- --nocapture",
+    assert rust.tests == TestSpec(framework="command", as_root=True, command="cargo test --test io_read_buf -- --nocapture",
                                   results="cargo")
     js = task_from_row(V5["axios__axios-5085"])
     assert js.language == "javascript"
-    assert js.tests == TestSpec(framework="command", results="js-spec",
+    assert js.tests == TestSpec(framework="command", as_root=True, results="js-spec",
                                 command="npm run build\nnpx jest --verbose test/unit/helpers/combineURLs.js")
 
 
@@ -194,7 +194,7 @@ def test_swe_rebench_v2_go_row_in_its_repo_folder():
     assert task.image == row["image_name"] and task.workdir == "/cobra"
     assert task.start.base_commit == row["base_commit"] and task.gold_patch == row["patch"]
     assert task.test_patch == row["test_patch"]
-    assert task.tests == TestSpec(framework="command", command="go test -json ./...", results="go-json")
+    assert task.tests == TestSpec(framework="command", as_root=True, command="go test -json ./...", results="go-json")
     assert task.PASS_TO_PASS == ["TestRequiredFlags", "TestFlagGroups/required"]
 
 
@@ -207,7 +207,7 @@ def test_swe_rebench_v2_command_lists_run_every_command():
 
 def test_swe_rebench_v2_rust_python_and_unsupported_rows():
     assert task_from_row(REBENCH["BurntSushi__ripgrep-2610"]).tests == TestSpec(
-        framework="command", command="cargo test -p globset", results="cargo")
+        framework="command", command="cargo test -p globset", results="cargo", as_root=True)
     python = task_from_row(REBENCH["encode__httpx-3109"])
     assert python.language == "python" and python.tests == TestSpec() and "conda activate testbed" in python.test_cmd
     with pytest.raises(Unsupported, match="parse_log_kotlin_junit") as caught:
@@ -239,7 +239,7 @@ def test_multi_swe_bench_go_row():
     assert task.start.base_commit == row["base"]["sha"]
     assert task.start.hide_paths == ["/home/fix.patch", "/home/test.patch"]  # the image holds the fix
     assert task.gold_patch == row["fix_patch"] and task.test_patch == row["test_patch"]
-    assert task.tests == TestSpec(framework="command", command="bash /home/run.sh", results="go-text")
+    assert task.tests == TestSpec(framework="command", as_root=True, command="bash /home/run.sh", results="go-text")
     assert task.FAIL_TO_PASS == ["TestRouterPrefix", "TestRouterPrefix/nested"]  # f2p, then n2p
     assert task.PASS_TO_PASS == ["TestRouter"]
     assert task.problem_statement.startswith("Prefix routes never match\n\nA router registered")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from factory.records import Reason, TestSpec, TestStatus
-from factory.verify.frameworks.command import NO_CONTROLS
+from factory.verify.frameworks.command import AS_ROOT, NO_CONTROLS
 from tests.verify.conftest import F2P, P2P
 
 pytestmark = pytest.mark.docker
@@ -38,6 +38,13 @@ async def test_the_gold_fix_resolves_and_the_verdict_says_no_controls_were_plant
     assert verdict.resolved, verdict
     assert set(verdict.tests) == {*command_task.FAIL_TO_PASS, *command_task.PASS_TO_PASS}
     assert NO_CONTROLS in verdict.flags and verdict.controls == 0
+
+
+async def test_a_command_run_as_root_resolves_and_says_it_ran_as_root(command_task, verifier):
+    as_root = command_task.model_copy(update={"tests": JUNIT.model_copy(update={"as_root": True})})
+    fixed, empty = await verifier.verify(as_root, as_root.gold_patch), await verifier.verify(as_root, "")
+    assert fixed.resolved and AS_ROOT in fixed.flags, fixed
+    assert not empty.resolved and empty.reason == Reason.tests_failed, empty
 
 
 async def test_the_empty_patch_fails_the_hidden_test_it_should(command_task, verifier):

@@ -33,6 +33,9 @@ OUTPUT, EXIT = f"{PRIVATE}/output", f"{PRIVATE}/exit"
 NO_CONTROLS = VerdictFlag(kind=FlagKind.weak_controls, detail=(
     "the command framework plants no controls and no blind checks: the report its runner writes "
     "in the test process is believed"))
+AS_ROOT = VerdictFlag(kind=FlagKind.weak_controls, detail=(
+    "the tests ran as root in a writable repo (tests.as_root: the image's runner needs it): the code under test "
+    "could reach anything in the container"))
 
 
 class CommandFramework:
@@ -49,7 +52,7 @@ class CommandFramework:
         command = f"sh {PRIVATE}/run.sh; {print_files([EXIT, report, OUTPUT], 'run')}"
         running = asyncio.ensure_future(sandbox.exec(command, timeout=trial.limit + 120, user="root",
                                                      output_limit=DIFF_LIMIT))
-        flags = [*trial.flags, NO_CONTROLS]
+        flags = [*trial.flags, NO_CONTROLS, *([AS_ROOT] if spec.as_root else [])]
         if not await trial.within_limit(running):
             return Verdict(resolved=False, reason=Reason.timeout, flags=flags, decided_by=Check.tests,
                            detail=f"the tests ran past the limit ({trial.limit:.0f} s)")
@@ -94,18 +97,20 @@ def _script(task: Task, trial: Trial) -> str:
         f"GOPATH={s}/go", "GOTOOLCHAIN=local", f"CARGO_TARGET_DIR={s}/target",
         f"CARGO_HOME={s}/cargo", "CARGO_NET_OFFLINE=true", f"npm_config_cache={s}/npm", "CI=1", "LANG=C.UTF-8",
     ])
-    return "\n".join([
-        "set -u", f"cd {w}",
-        *(f"rm -f -- {shlex.quote(p)}" for p in trial.removed()),
-        f"chown -R root:root {w} && chmod -R go-w {w}",  # the tests read the repo and change nothing in it
-        f"rm -rf {s} && mkdir -p {s}/home {s}/tmp {REPORT_DIR} && chown -R {TEST_UID}:{TEST_UID} {s}",
-        f"chmod 700 /root {PRIVATE}",
-        f"{as_tests} env -i PATH=\"$PATH\" {environment} timeout -k 5 {int(trial.limit)} "
-        f"sh -c {shlex.quote(task.tests.command)} < /dev/null > {OUTPUT} 2>&1",
-        f"echo $? > {EXIT}",
-        f"{as_tests} kill -9 -1 2>/dev/null",  # every process of the tests' user: none writes after this
-        "true",
-    ]) + "\n"
+    run = f"timeout -k 5 {int(trial.limit)} sh -c {shlex.quote(task.tests.command)} < /dev/null > {OUTPUT} 2>&1"
+    lines = ["set -u", f"cd {w}", *(f"rm -f -- {shlex.quote(p)}" for p in trial.removed()),
+             f"rm -rf {s} && mkdir -p {s}/home {s}/tmp {REPORT_DIR}", f"chmod 700 /root {PRIVATE}"]
+    if task.tests.as_root:  # the image's own environment (root's caches, a writable repo); its own session
+        lines += [f"env REPORT_DIR={REPORT_DIR} CI=1 setsid {run} & wait $!", f"echo $? > {EXIT}",
+                  "kill -9 -- -$! 2>/dev/null"]
+    else:
+        lines += [
+            f"chown -R root:root {w} && chmod -R go-w {w}",  # the tests read the repo and change nothing in it
+            f"chown -R {TEST_UID}:{TEST_UID} {s}",
+            f"{as_tests} env -i PATH=\"$PATH\" {environment} {run}", f"echo $? > {EXIT}",
+            f"{as_tests} kill -9 -1 2>/dev/null",  # every process of the tests' user: none writes after this
+        ]
+    return "\n".join([*lines, "true"]) + "\n"
 
 
 def _exit_code(data: bytes | None) -> int | None:
