@@ -85,11 +85,16 @@ class _Stream:
 def _read(records: list[Any]) -> _Stream:
     """Phases per test, or the first ways in which the stream is not what the plugin writes."""
     s = _Stream()
-    for record in records:
+    for number, record in enumerate(records):
         if s.done:
             s.problems.append("records after the session's end")
             break
-        kind = record.get("kind") if isinstance(record, dict) else None
+        if not isinstance(record, dict) or record.get("seq") != number:
+            # the plugin numbers what it writes; a record written to its pipe by other code, or one
+            # left out, breaks the count
+            s.problems.append(f"record {number} is out of the plugin's sequence")
+            break
+        kind = record.get("kind")
         if kind == "test":
             nodeid, when = record.get("nodeid"), record.get("when")
             if not (isinstance(nodeid, str) and when in PHASES and isinstance(record.get("outcome"), str)):

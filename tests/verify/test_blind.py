@@ -21,6 +21,7 @@ from factory.records import Reason, Task, TestStatus
 from factory.verify import blind
 from factory.verify.controls import ControlPlan
 from factory.verify.grading import TestRun, grade
+from tests.verify.test_grading import numbered
 
 PLUGIN = Path(__file__).parents[2] / "factory/verify/container"
 
@@ -206,7 +207,7 @@ def toy_task() -> Task:
 
 def graded(records: list[dict], checks: dict[str, list[blind.Expected]]) -> tuple[Reason | None, str, dict]:
     plan = ControlPlan(blind=checks)
-    stream = [{"kind": "collected", "count": 2, "always_equal": []}, *records, {"kind": "done", "exitstatus": 0}]
+    stream = numbered([{"kind": "collected", "count": 2, "always_equal": []}, *records, {"kind": "done", "exitstatus": 0}])
     verdict = grade(toy_task(), TestRun.from_report({"records": stream}, plan), [])
     return verdict.reason, verdict.detail, verdict.tests
 

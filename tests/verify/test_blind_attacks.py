@@ -151,6 +151,152 @@ _cls.from_item_and_call = classmethod(_flip)
 """
 
 
+# the name a blind raises check is judged by, rebound while the tests run, where the bug raises:
+# through the test's frame, through sys.modules, or to a class whose metaclass says yes to anything
+TEST_FRAME = """
+def _test_frame():
+    import sys as _s
+    f = _s._getframe(1)
+    while f is not None and "/tests/" not in f.f_code.co_filename:
+        f = f.f_back
+    return f
+"""
+REBIND = {
+    "through the test's frame": TEST_FRAME + """
+def _wild_error(message):
+    frame = _test_frame()
+    if frame is not None:
+        frame.f_globals["InvalidRange"] = ValueError
+    return ValueError(message)
+""",
+    "through sys.modules": """
+def _wild_error(message):
+    import sys as _s
+    for module in list(_s.modules.values()):
+        if "/tests/" in str(getattr(module, "__file__", "")) and hasattr(module, "Invalid" + "Range"):
+            setattr(module, "Invalid" + "Range", ValueError)
+    return ValueError(message)
+""",
+    "to a class that says yes to anything": TEST_FRAME + """
+class _Yes(type):
+    def __subclasscheck__(cls, other):
+        return True
+    def __instancecheck__(cls, other):
+        return True
+class _Anything(Exception, metaclass=_Yes):
+    pass
+def _wild_error(message):
+    frame = _test_frame()
+    if frame is not None:
+        frame.f_globals["InvalidRange"] = _Anything
+    return ValueError(message)
+""",
+}
+
+
+def rebinding(code: str) -> Callable[[str], str]:
+    def edit(text: str) -> str:
+        return text.replace(BUG, BUG.replace("raise ValueError(", "raise _wild_error(")) + "\n\n" + code
+    return edit
+
+
+@pytest.mark.parametrize("name", list(REBIND))
+async def test_the_expected_class_rebound_while_the_tests_run_does_not_pass(name, patch, task):
+    verdict = await DockerVerifier(VerifierConfig(timeout=60)).verify(task, patch(rebinding(REBIND[name])))
+    assert not verdict.resolved and verdict.reason in (Reason.tests_failed, Reason.tampered), verdict
+
+
+# the reporting plugin's own state and pipe, reached from the code under test
+PLUGIN = """
+import sys as _s
+_plug = next((m for m in list(_s.modules.values()) if hasattr(m, "_state") and hasattr(m, "_in_reach")), None)
+"""
+REACH = {
+    "its state asked for": PLUGIN + """
+try:
+    _plug._state("item")
+except Exception:
+    pass
+""",
+    "its writer called": PLUGIN + """
+_plug._emit({"kind": "seen", "nodeid": "tests/test_ranges.py::test_invalid_range", "check": 0, "value": ["none"]})
+""",
+    "a record written to its pipe": PLUGIN + """
+import json as _j, os as _os
+_os.write(_plug._FD, (_j.dumps({"kind": "collect_error", "nodeid": "x", "detail": "", "seq": 0}) + "\\n").encode())
+""",
+}
+
+
+@pytest.mark.parametrize("name", list(REACH))
+async def test_the_reporting_plugin_reached_from_the_code_under_test_is_tampering(name, patch, task):
+    verdict = await DockerVerifier(VerifierConfig(timeout=60)).verify(task, patch(raising("InvalidRange", REACH[name])))
+    assert (verdict.resolved, verdict.reason) == (False, Reason.tampered), verdict
+
+
+# pytest's report hooks reached from the code under test at import (the bug left in): an existing
+# implementation's function swapped, or a plugin registered that claims pytest's module or a
+# conftest's file; or the hidden test module handed to pytest by a finder of the patch's
+PLUGIN_MANAGER = """
+import gc as _gc
+import pytest as _pt
+_pm = next(o for o in _gc.get_objects() if type(o).__name__ == "PytestPluginManager")
+def _passed(report):
+    if report.when == "call" and report.failed:
+        report.outcome, report.longrepr = "passed", None
+    return report
+"""
+HOOKS = {
+    "a hook implementation's function swapped": PLUGIN_MANAGER + """
+for _impl in _pm.hook.pytest_runtest_makereport.get_hookimpls():
+    if getattr(_impl.plugin, "__name__", "") == "_pytest.runner":
+        _impl.function = lambda item, call, _f=_impl.function: _passed(_f(item, call))
+""",
+    "a plugin that claims to be pytest's": PLUGIN_MANAGER + """
+class _Plug:
+    @_pt.hookimpl(tryfirst=True)
+    def pytest_runtest_makereport(self, item, call):
+        from _pytest.reports import TestReport
+        return _passed(TestReport.from_item_and_call(item, call))
+_Plug.__module__ = "_pytest.terminal"
+_pm.register(_Plug(), name="terminal-extra")
+""",
+    "a module that claims to be a conftest": PLUGIN_MANAGER + """
+import types as _t
+_mod = _t.ModuleType("extra_conf")
+_mod.__file__ = "/testbed/tests/conftest.py"
+@_pt.hookimpl(tryfirst=True)
+def _report(item, call):
+    from _pytest.reports import TestReport
+    return _passed(TestReport.from_item_and_call(item, call))
+_mod.pytest_runtest_makereport = _report
+_pm.register(_mod, name="extra_conf")
+""",
+    "the test module loaded by a finder of the patch's": """
+import importlib.abc as _abc, importlib.util as _u, os as _os, sys as _s
+class _Find(_abc.MetaPathFinder, _abc.Loader):
+    def find_spec(self, name, path=None, target=None):
+        if name.rpartition(".")[2] == "test_ranges":
+            for folder in _s.path:
+                found = _os.path.join(folder, "tests", "test_ranges.py")
+                if _os.path.exists(found):
+                    return _u.spec_from_file_location(name, found, loader=self)
+        return None
+    def create_module(self, spec):
+        return None
+    def exec_module(self, module):
+        exec(compile(open(module.__file__).read(), module.__file__, "exec"), module.__dict__)
+_s.meta_path.insert(0, _Find())
+""",
+}
+
+
+@pytest.mark.parametrize("name", list(HOOKS))
+async def test_report_hooks_or_test_modules_of_the_patch_are_tampering(name, patch, task):
+    verdict = await DockerVerifier(VerifierConfig(timeout=60)).verify(task, patch(at_import(HOOKS[name])))
+    assert (verdict.resolved, verdict.reason) == (False, Reason.tampered), verdict
+
+
 @pytest.mark.parametrize("name", list(NAMED_LIKE))
 async def test_a_class_merely_named_like_the_expected_one_does_not_pass(name, patch, task):
     verdict = await DockerVerifier(VerifierConfig(timeout=60)).verify(task, patch(NAMED_LIKE[name], COMPAT))

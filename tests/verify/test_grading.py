@@ -29,8 +29,13 @@ HONEST = [{"kind": "collected", "count": 3, "always_equal": []}, *phases_of(F2P)
           *phases_of(P2P), DONE]
 
 
+def numbered(records: list) -> list:
+    """Records as the plugin writes them: each with the next number of its sequence."""
+    return [{**r, "seq": i} if isinstance(r, dict) else r for i, r in enumerate(records)]
+
+
 def run(records: list, **kw) -> TestRun:
-    return TestRun(records=records, controls=kw.pop("controls", [COPY]), **kw)
+    return TestRun(records=numbered(records), controls=kw.pop("controls", [COPY]), **kw)
 
 
 def test_an_honest_run_resolves_and_counts_its_controls():

@@ -50,22 +50,55 @@ def _keeping(*args, **kwargs):
 builtins.__build_class__ = _keeping
 
 
-def _emit(record, _write=os.write, _dumps=json.dumps):
-    # what it writes with is bound here, at load: rebinding `os.write` or this module's names later changes nothing it sends
-    _write(_FD, _dumps(record, sort_keys=True).encode() + b"\n")
+def _private():
+    """This plugin's state, held in closures rather than by module name: what the code under test
+    would have to change to forge a record is not one attribute lookup away (`sys.modules`).
+
+    Each record carries the next number of a sequence (`seq`) that only `emit` counts; the host
+    wants 0, 1, 2, ...: a record written to the pipe by other code, or one suppressed, breaks it.
+    `emit` answers only this module's own functions; a call from elsewhere is itself reported."""
+    sequence = [0]
+    state = {"now": "", "sent": {}, "counts": {}, "item": (None, (), False), "frames": set(), "bindings": {}}
+    write, dumps, getframe = os.write, json.dumps, sys._getframe  # bound now: rebinding them later changes nothing
+
+    def foreign():
+        """The caller's caller, when it is no code of this module's."""
+        code = getframe(2).f_code
+        return code if _OWN_CODES and code not in _OWN_CODES else None
+
+    def emit(record):
+        caller = foreign()
+        if caller is not None:
+            record = {"kind": "altered", "nodeid": state["now"],
+                      "what": [f"a record written by {caller.co_name}, not by the reporting plugin"]}
+        record = dict(record, seq=sequence[0])
+        sequence[0] += 1
+        write(_FD, dumps(record, sort_keys=True).encode() + b"\n")
+
+    def get(key, value=_KEEP):
+        """`state[key]`; with a value, set it first. Only for this module's code."""
+        caller = foreign()
+        if caller is not None:
+            emit({"kind": "altered", "nodeid": state["now"],
+                  "what": [f"the reporting plugin's state reached by {caller.co_name}"]})
+            raise RuntimeError("not yours")
+        if value is not _KEEP:
+            state[key] = value
+        return state[key]
+
+    return emit, get
 
 
-_NOW = [""]
-"""The test running now: a blind check's value is filed under it."""
+_KEEP = object()
+_emit, _state = _private()
+_OWN_CODES = set()
+"""The code objects of this module's functions (filled at the end of the module)."""
 
 
 def pytest_runtest_logstart(nodeid, location):
-    _NOW[0] = nodeid
+    _state("now", nodeid)
 
 
-_SENT = {}
-"""(test, check) -> the encodings sent: a check in a body that runs many times (hypothesis)
-sends each distinct value once, and at most `_MOST_VALUES` of them."""
 _MOST_VALUES = 20
 _VALUE_BYTES = 1 << 20
 
@@ -177,16 +210,16 @@ def _send(number, make):
         encoded = json.dumps(["opaque", "a value that could not be sent"])
     if len(encoded) > _VALUE_BYTES:
         encoded = json.dumps(["opaque", "a value over 1 MB"])
-    sent = _SENT.setdefault((_NOW[0], number), [])
+    key = (_state("now"), number)
+    sent = _state("sent").setdefault(key, [])
+    if len(sent) != _state("counts").get(key, 0):  # filled or emptied by other code: its values would stand in for this one's
+        _altered([f"the record of blind check {number}'s values was changed"])
     if encoded not in sent and len(sent) <= _MOST_VALUES:
         sent.append(encoded if len(sent) < _MOST_VALUES else json.dumps(["opaque", "too many values"]))
-        _emit({"kind": "seen", "nodeid": _NOW[0], "check": number, "value": json.loads(sent[-1])})
+        _state("counts")[key] = len(sent)
+        _emit({"kind": "seen", "nodeid": key[0], "check": number, "value": json.loads(sent[-1])})
 
 
-_ITEM = [None, (), set(), False]
-"""The test running now: its item, the code objects its function may run as (through wrappers),
-the frames of that code that sent blind checks, and whether the body may run many times
-(hypothesis)."""
 _getframe = sys._getframe
 
 
@@ -215,7 +248,8 @@ def _called_from_the_test(frame):
     or None. A check is a top-level statement of the test function, so the frame that calls the
     stand-in runs that function's code; a wrapper, a subclass or a second run of the function (the
     code under test calling it again with other arguments) shows as another caller or another frame."""
-    item, codes, frames, many = _ITEM
+    item, codes, many = _state("item")  # a tuple: replaced only by `pytest_runtest_protocol`
+    frames = _state("frames")
     if item is None:
         return "a blind check ran outside any test"
     if frame.f_code not in codes and not _same_function(frame.f_code, item):
@@ -237,41 +271,48 @@ def _seen(number, how, value, kind=None):
     return True
 
 
-def _in_reach(kind, scope):
-    """What a test's `pytest.raises(E)` would accept of a raised class: each expression over the
-    test module's names (`E`, `mod.E`, `pkg.mod.E`, or a builtin's name the module does not shadow)
-    whose value the class derives from, with the index of that base in the class's MRO (-1 where
-    a metaclass's `__subclasscheck__` says so). Found by identity: a class made elsewhere under the
-    same name (by `type()`, in another module, with a lying `__qualname__`) is not the one bound."""
-    mro = _MRO(kind)
-    index = {id(c): i for i, c in enumerate(mro)}
-    found = {}
-
-    def look(name, value):
-        if isinstance(value, type):
-            if id(value) in index:
-                found.setdefault(name, index[id(value)])
-            elif type(value) is not type and issubclass(value, BaseException):
-                with contextlib.suppress(Exception):
-                    if issubclass(kind, value):
-                        found.setdefault(name, -1)
-
-    seen, queue, budget = set(), [("", scope)], 200000
+def _bindings(scope):
+    """The classes a test's `pytest.raises(E)` could name, as its module's names are bound now:
+    (expression, class) for `E`, `mod.E`, `pkg.mod.E`, and the builtins as they were when this
+    plugin loaded where the module does not shadow them. Taken for every test module once
+    collection has ended, before any test runs (`pytest_collection_finish`): `pytest.raises(E)`
+    evaluates E before its block, so what the code under test rebinds while tests run (the test
+    module's names, reached through a frame or `sys.modules`) changes nothing; what it rebinds as
+    the modules are imported, pytest would see too."""
+    found, seen, queue, budget = [], set(), [("", scope)], 200000
     while queue and budget > 0:
         prefix, names = queue.pop(0)
         for name, value in list(names.items()):
             budget -= 1
-            look(prefix + name, value)
+            if isinstance(value, type):
+                found.append((prefix + name, value))
             if isinstance(value, types.ModuleType) and id(value) not in seen and prefix.count(".") < 2:
                 seen.add(id(value))
                 queue.append((prefix + name + ".", vars(value)))
-    for c in mro:
-        name = getattr(c, "__name__", "")
-        if isinstance(name, str) and name not in scope and getattr(builtins, name, None) is c:
-            found.setdefault(name, index[id(c)])
+    found += [(name, value) for name, value in _BUILTINS.items() if name not in scope and isinstance(value, type)]
+    return found
+
+
+def _in_reach(kind, bound):
+    """What of `bound` (`_bindings`) a raised class derives from, as `pytest.raises` would accept
+    it: each expression with the index of that base in the class's MRO (-1 where a metaclass's
+    `__subclasscheck__` says so). Found by identity: a class made elsewhere under the same name
+    (by `type()`, in another module, with a lying `__qualname__`) is not the one bound."""
+    mro = _MRO(kind)
+    index = {id(c): i for i, c in enumerate(mro)}
+    found = {}
+    for name, value in bound:
+        if id(value) in index:
+            found.setdefault(name, index[id(value)])
+        elif type(value) is not type and issubclass(value, BaseException):
+            with contextlib.suppress(Exception):
+                if issubclass(kind, value):
+                    found.setdefault(name, -1)
     return sorted([name, i] for name, i in found.items())
 
 
+_BUILTINS = dict(vars(builtins))
+"""The builtins as they were when this plugin loaded, before any repo code ran."""
 _MRO = type.__dict__["__mro__"].__get__  # the MRO a class really has, whatever its metaclass says
 
 
@@ -289,13 +330,18 @@ class _Raises:
 
     def __init__(self, number):
         self.number = number
+        self.bound = None
 
     def __enter__(self):
+        scope = _getframe(1).f_globals
+        # the test module's names as collection left them, before any test ran
+        self.bound = _state("bindings").get(id(scope)) or _bindings(scope)
         return None
 
     def __exit__(self, kind, error, traceback):
         frame = _getframe(1)
-        misuse = "the raises stand-in was subclassed" if type(self) is not _Raises else _called_from_the_test(frame)
+        misuse = "the raises stand-in was subclassed" if type(self) is not _Raises else \
+            "the raises stand-in was left without entering its block" if self.bound is None else _called_from_the_test(frame)
         if misuse:
             _altered([misuse])
             return True
@@ -310,7 +356,7 @@ class _Raises:
                 message = str(error)
             except Exception:
                 message = ""
-            return ["raised", classes[:64], message[:100000], _in_reach(kind, frame.f_globals)]
+            return ["raised", classes[:64], message[:100000], _in_reach(kind, self.bound)]
         _send(self.number, raised)
         return True
 
@@ -322,7 +368,8 @@ builtins.__factory_raises__ = _Raises
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_protocol(item, nextitem):
     obj = getattr(item, "obj", None)
-    _ITEM[:] = [item, _codes(obj), set(), getattr(obj, "hypothesis", None) is not None]
+    _state("item", (item, _codes(obj), getattr(obj, "hypothesis", None) is not None))
+    _state("frames", set())
 
 
 _FAILED_AT = {}
@@ -340,8 +387,12 @@ def pytest_runtest_makereport(item, call):
 
 def pytest_runtest_logreport(report):
     _watch()
+    item = _state("item")[0]
+    if item is not None and report.nodeid == item.nodeid:
+        _overridden(item)
     if report.when == "teardown":
-        _ITEM[:] = [None, (), set(), False]
+        _state("item", (None, (), False))
+        _state("frames", set())
     record = {"kind": "test", "nodeid": report.nodeid, "when": report.when, "outcome": report.outcome,
               "xfail": hasattr(report, "wasxfail")}
     if report.when == "call" and report.nodeid in _FAILED_AT:
@@ -437,7 +488,7 @@ def _altered(what):
     new = [w for w in what if w not in _TOLD]
     if new:
         _TOLD.update(new)
-        _emit({"kind": "altered", "nodeid": _NOW[0], "what": new[:20]})
+        _emit({"kind": "altered", "nodeid": _state("now"), "what": new[:20]})
 
 
 def _impls(manager):
@@ -449,20 +500,42 @@ def _impls(manager):
     return found
 
 
-def _pytests_own(plugin):
-    """A plugin pytest registers itself: its own modules and objects, a conftest it collected, this one."""
-    module = plugin.__name__ if isinstance(plugin, types.ModuleType) else type(plugin).__module__
-    return str(module).split(".")[0] in ("_pytest", "pytest", "pluggy") or module == __name__ or \
-        isinstance(plugin, types.ModuleType) and os.path.basename(str(getattr(plugin, "__file__", ""))) == "conftest.py"
+def _honest_code(function):
+    """A hook implementation's code is what it says: a real file the patch left alone (pytest's,
+    an installed plugin's, the repo's own conftest or plugin module), with the function written at
+    the line its code names. A plugin that claims pytest's module name, a module posing as a
+    conftest, or code compiled under a borrowed file name is not."""
+    for _ in range(8):
+        code = getattr(function, "__code__", None)
+        if code is not None:
+            break
+        function = getattr(function, "__func__", None) or getattr(function, "__wrapped__", None)
+    if code is None:
+        return True  # a builtin or C function: no Python code of the patch's
+    path = os.path.realpath(code.co_filename)
+    if path in _TOUCHED_PATHS or not os.path.isfile(path):
+        return False
+    try:
+        with open(path, encoding="utf-8", errors="replace") as source:
+            lines = source.read().splitlines()[code.co_firstlineno - 1:code.co_firstlineno + 20]
+    except OSError:
+        return False
+    word = "lambda" if code.co_name == "<lambda>" else f"def {code.co_name}"
+    return any(word in line for line in lines)
 
 
 def _watch():
     """Compare the machinery with what it was at load (and pytest's hook implementations with what
-    they were after collection); report what changed."""
+    they were when pytest was configured and after collection); report what changed."""
     changed = _changed(_BASE)
-    manager, _, hooked = _HOOKED
-    if manager is not None and hooked is not None and _impls(manager) != hooked:
-        changed.append("pytest's hook implementations changed during the tests")
+    manager, configured, hooked = _HOOKED
+    if manager is not None:
+        now = _impls(manager)
+        if hooked is not None and now != hooked:
+            changed.append("pytest's hook implementations changed during the tests")
+        functions = {(hook, id(plugin)): function for hook, plugin, function in now}
+        changed += [f"{hook} of {plugin!r} was replaced" for hook, plugin, function in configured or ()
+                    if functions.get((hook, id(plugin)), function) is not function]
     if changed:
         _altered(changed)
 
@@ -592,11 +665,47 @@ def _always_equal_classes():
 def pytest_collection_finish(session):
     _watch()
     now = _impls(session.config.pluginmanager)
-    added = [impl for impl in now if impl not in _HOOKED[1] and not _pytests_own(impl[1])]
+    added = [impl for impl in now if impl not in _HOOKED[1] and not _honest_code(impl[2])]
     if added:
-        _altered([f"{hook} implemented by {plugin!r} during collection" for hook, plugin, _ in added])
+        _altered([f"{hook} implemented by {plugin!r} during collection, in code the patch wrote or disguised"
+                  for hook, plugin, _ in added])
     _HOOKED[2] = now
+    _altered(_foreign_loaders(session.items))
+    bindings = _state("bindings")
+    for item in session.items:
+        module = getattr(item, "module", None)
+        if module is not None and id(vars(module)) not in bindings:
+            bindings[id(vars(module))] = _bindings(vars(module))
     _emit({"kind": "collected", "count": len(session.items), "always_equal": _always_equal_classes()})
+
+
+_OWN_LOADERS = ("_pytest.", "importlib.", "_frozen_importlib", "zipimport")
+
+
+def _foreign_loaders(items):
+    """Test modules that no loader of pytest's or the interpreter's loaded (a finder the code under
+    test put on `sys.meta_path` could hand pytest a test module rewritten)."""
+    found, seen = [], set()
+    for item in items:
+        module = getattr(item, "module", None)
+        if module is None or id(module) in seen:
+            continue
+        seen.add(id(module))
+        loader = getattr(getattr(module, "__spec__", None), "loader", None) or getattr(module, "__loader__", None)
+        kind = type(loader)
+        if loader is not None and not str(kind.__module__).startswith(_OWN_LOADERS):
+            found.append(f"test module {module.__name__} loaded by {kind.__module__}.{kind.__qualname__}")
+    return found
+
+
+_METHODS = ("runtest", "setup", "teardown", "repr_failure", "reportinfo", "_prunetraceback", "_traceback_filter")
+
+
+def _overridden(item):
+    """A collected test whose own methods were shadowed on the instance (`item.runtest = ...`)."""
+    shadowed = [name for name in _METHODS if name in vars(item)]
+    if shadowed:
+        _altered([f"{item.nodeid}: {', '.join(shadowed)} replaced on the test item"])
 
 
 def pytest_sessionfinish(session, exitstatus):
@@ -604,5 +713,24 @@ def pytest_sessionfinish(session, exitstatus):
     _emit({"kind": "done", "exitstatus": int(exitstatus), "always_equal": _always_equal_classes()})
 
 
+_TOUCHED_PATHS = {os.path.realpath(os.path.join(_WORKDIR, p)) for p in _TOUCHED}
 _USED_BUILTINS = _used_builtins()
 _BASE.extend(_take())
+
+
+def _own_codes():
+    codes = []
+    for value in list(globals().values()):
+        for fn in [value, *(vars(value).values() if isinstance(value, type) else ())]:
+            fn = getattr(fn, "__func__", fn)
+            if isinstance(fn, types.FunctionType) and fn.__module__ == __name__:
+                codes.append(fn.__code__)
+    found = set()
+    while codes:
+        code = codes.pop()
+        found.add(code)
+        codes.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+    return found
+
+
+_OWN_CODES.update(_own_codes())
