@@ -12,7 +12,9 @@ import json
 from typing import Any
 
 from factory.errors import UsageError
-from factory.records import StartState, Task
+from pydantic import ValidationError
+
+from factory.records import StartState, Task, TestSpec
 from factory.tasks.patches import reverse_patch
 
 # SWE-smith's Python images keep the repo's environment in the conda env `testbed`;
@@ -80,6 +82,20 @@ def _alt_fixes(row: dict[str, Any], instance_id: str) -> list[str]:
     return list(fixes)
 
 
+def _test_spec(row: dict[str, Any], instance_id: str) -> dict[str, Any]:
+    """A row's `language` and `tests` (how its tests run and are read), when it names them;
+    without them the task is Python's and pytest's."""
+    out: dict[str, Any] = {}
+    if row.get("language") is not None:
+        out["language"] = _text(row, "language", instance_id)
+    if row.get("tests") is not None:
+        try:
+            out["tests"] = TestSpec.model_validate(row["tests"])
+        except ValidationError as exc:
+            raise BadRow(instance_id, "tests", str(exc).replace("\n", " ")) from None
+    return out
+
+
 def task_from_row(row: dict[str, Any], fmt: str = "auto", source: str = "", test_cmd: str | None = None) -> Task:
     instance_id = row.get("instance_id")
     if not isinstance(instance_id, str) or not instance_id:
@@ -96,6 +112,7 @@ def task_from_row(row: dict[str, Any], fmt: str = "auto", source: str = "", test
         "FAIL_TO_PASS": f2p,
         "PASS_TO_PASS": p2p,
         "source": f"{fmt}:{source}" if source else fmt,
+        **_test_spec(row, instance_id),
     }
     if fmt == "swesmith":
         bug = _text(row, "patch", instance_id)
