@@ -29,7 +29,7 @@ case "$lang" in
   java)
     PACKAGES="openjdk-17-jdk-headless junit5"
     ENV=("ENV JUNIT_CONSOLE=/usr/share/java/junit-platform-console-standalone.jar")
-    CHECK="javac -version && java -jar /usr/share/java/junit-platform-console-standalone.jar --version" ;;
+    CHECK="javac -version && java -jar /usr/share/java/junit-platform-console-standalone.jar --list-engines" ;;
   rust)
     PACKAGES="rustc cargo"
     ENV=("ENV CARGO_HOME=/tmp/cargo" "ENV CARGO_NET_OFFLINE=true" "ENV CARGO_TERM_COLOR=never")

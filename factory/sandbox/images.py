@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from docker.errors import ImageNotFound
-
 from pydantic import ValidationError
 
 from factory.errors import SandboxError, UsageError

@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from factory.errors import UsageError
 from pydantic import ValidationError
 
+from factory.errors import UsageError
 from factory.records import StartState, Task, TestSpec
 from factory.tasks.patches import reverse_patch
 
