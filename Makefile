@@ -5,7 +5,7 @@ PYTHON     ?= python3
 BASE_IMAGE ?= factory/python:3.11
 BIN        := $(VENV)/bin
 
-.PHONY: setup docker images browser registry test lint demo bench clean
+.PHONY: setup docker images lang-images browser registry test lint demo bench clean
 
 setup: $(VENV)/.installed
 
@@ -20,6 +20,12 @@ docker:
 images: docker
 	@bash scripts/build-base-image.sh $(BASE_IMAGE)
 
+# The toolchain images of the Go, JavaScript, Java and Rust demo task sets: the base image plus
+# Debian's packages (factory/go:1, factory/node:1, factory/java:1, factory/rust:1); existing ones are kept
+LANGS ?= go node java rust
+lang-images: images
+	@for lang in $(LANGS); do bash scripts/build-lang-image.sh $$lang || exit $$?; done
+
 # Debian's chromium, for the test that opens `factory report`'s page in a headless browser
 browser:
 	@bash scripts/ensure-debian.sh browser /usr/bin/chromium chromium fonts-dejavu-core
@@ -28,7 +34,7 @@ browser:
 registry:
 	@bash scripts/ensure-debian.sh registry /usr/bin/docker-registry docker-registry
 
-test: setup docker images browser registry
+test: setup docker images lang-images browser registry
 	$(BIN)/pytest -q -ra
 
 lint: setup
@@ -40,7 +46,7 @@ lint: setup
 ifndef DEMO_RUN  # expanded once: four commands name the same run
 DEMO_RUN := demo-$(shell date +%Y%m%d-%H%M%S)
 endif
-demo: setup docker images
+demo: setup docker images lang-images
 	$(BIN)/factory run pipelines/demo.yaml --run-id $(DEMO_RUN)
 	$(BIN)/factory query funnel --db runs/$(DEMO_RUN)/warehouse.duckdb
 	$(BIN)/factory query learnable_tasks --db runs/$(DEMO_RUN)/warehouse.duckdb

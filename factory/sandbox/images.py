@@ -1,8 +1,10 @@
-"""Images of local task sets: the base image + a repo at /testbed + its install step.
+"""Images of local task sets: a toolchain image + a repo at /testbed + its install step.
 
-A task-set folder holds `tasks.jsonl` and `repos/<name>/` (the clean sources). Each task's
-`repo` is `<owner>/<name>` and its `image_name` names the image built from `repos/<name>`,
-one image per repo snapshot, shared by every task on that repo. No registry is needed.
+A task-set folder holds `tasks.jsonl` and `repos/<name>/` (the clean sources), and optionally
+`taskset.json` (`ImageSettings`: which toolchain image to start from, SWE-smith's root-only
+layout). Each task's `repo` is `<owner>/<name>` and its `image_name` names the image built from
+`repos/<name>`, one image per repo snapshot, shared by every task on that repo. No registry is
+needed: the toolchain images are built from Debian's packages (scripts/build-lang-image.sh).
 """
 
 from __future__ import annotations
@@ -13,28 +15,64 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from docker.errors import ImageNotFound
+from pydantic import ValidationError
 
 from factory.errors import SandboxError, UsageError
-from factory.records import Task
+from factory.records import Record, Task
 from factory.sandbox import engine
 
 BASE_IMAGE = "factory/python:3.11"
-# The repo becomes importable through a .pth file written at build time (trusted), so tests
-# can run under `python -I` (isolated mode, no cwd on sys.path) in the verifier.
-INSTALL = r"""
+SETTINGS_FILE = "taskset.json"
+SNAPSHOT = r"""
 set -e
 cd /testbed
 git init -q && git add -A && git -c user.name=factory -c user.email=factory@localhost commit -q -m snapshot
+"""
+# A Python repo becomes importable through a .pth file written at build time (trusted), so tests
+# can run under `python -I` (isolated mode, no cwd on sys.path) in the verifier.
+PYTHON_IMPORTABLE = r"""
 site=$(python3 -c 'import site; print(site.getsitepackages()[0])')
 mkdir -p "$site" && echo /testbed > "$site/factory-testbed.pth"
 python3 -c 'import sys; assert "/testbed" in sys.path'
 """
+INSTALL = SNAPSHOT + PYTHON_IMPORTABLE
+"""A Python repo's install step (tests/swesmith_layout.py builds on it)."""
+# SWE-smith's images have root alone: the sandbox then creates the user it runs the agent as.
+ROOT_ONLY = r"""
+set -e
+userdel -r agent 2>/dev/null || userdel agent
+if getent group agent >/dev/null; then groupdel agent; fi
+left=$(find / -xdev \( -uid 1000 -o -gid 1000 \) -print 2>/dev/null | head -n 5)
+[ -z "$left" ] || { echo "still owned by uid/gid 1000: $left"; exit 1; }
+"""
+
+
+class ImageSettings(Record):
+    """How a local task set's images are built: `taskset.json` beside its `tasks.jsonl`, every
+    key optional (a Python task set needs none)."""
+
+    base_image: str = BASE_IMAGE
+    """The toolchain image every repo image of the set starts from: `factory/go:1`,
+    `factory/node:1`, `factory/java:1`, `factory/rust:1` (`make lang-images`) or the Python base."""
+    root_only: bool = False
+    """SWE-smith's layout: no user but root in the image (the `agent` user of the base removed)."""
+
+
+def image_settings(taskset_dir: Path) -> ImageSettings:
+    path = taskset_dir / SETTINGS_FILE
+    if not path.is_file():
+        return ImageSettings()
+    try:
+        return ImageSettings.model_validate_json(path.read_text())
+    except ValidationError as exc:
+        raise UsageError(f"{path}: {exc}") from None
 
 
 @dataclass(frozen=True)
 class RepoImage:
     image: str
     repo_dir: Path
+    language: str = "python"
 
 
 def plan_images(tasks: list[Task], taskset_dir: Path) -> list[RepoImage]:
@@ -44,7 +82,7 @@ def plan_images(tasks: list[Task], taskset_dir: Path) -> list[RepoImage]:
         repo_dir = taskset_dir / "repos" / task.repo.split("/")[-1]
         if not repo_dir.is_dir():
             raise UsageError(f"task {task.instance_id}: no sources for repo {task.repo} at {repo_dir}")
-        known = plans.setdefault(task.image, RepoImage(task.image, repo_dir))
+        known = plans.setdefault(task.image, RepoImage(task.image, repo_dir, task.language))
         if known.repo_dir != repo_dir:
             raise UsageError(f"image {task.image} is named by two repos ({known.repo_dir.name}, {repo_dir.name})")
     return list(plans.values())
@@ -69,16 +107,20 @@ def _tar_of(folder: Path) -> bytes:
     return buf.getvalue()
 
 
-def build_image(plan: RepoImage, base: str = BASE_IMAGE) -> None:
+def build_image(plan: RepoImage, base: str = BASE_IMAGE, *, root_only: bool = False) -> None:
     """Create a container from `base`, copy the repo in, run the install step, commit it as the image."""
+    if not image_exists(base):
+        raise UsageError(f"image {plan.image} starts from {base}, which is not on the engine: build it "
+                         "first (`make lang-images`, or scripts/build-lang-image.sh LANG for one language)")
     client = engine.client()
     labels = engine.labels("images", plan.image)
     container = client.containers.create(base, ["sleep", "600"], network_mode="none", labels=labels)
+    install = SNAPSHOT + (PYTHON_IMPORTABLE if plan.language == "python" else "") + (ROOT_ONLY if root_only else "")
     try:
         container.start()
         container.exec_run(["mkdir", "-p", "/testbed"])
         container.put_archive("/", _tar_of(plan.repo_dir))
-        code, out = container.exec_run(["bash", "-c", INSTALL])
+        code, out = container.exec_run(["bash", "-c", install])
         if code != 0:
             raise SandboxError(f"install step for {plan.image} failed: {out.decode(errors='replace')[-1000:]}")
         repo, _, tag = plan.image.rpartition(":") if ":" in plan.image.split("/")[-1] else (plan.image, "", "latest")
@@ -104,11 +146,12 @@ def ensure_local_images(source: Path, tasks: list[Task]) -> list[tuple[str, str]
 
 def ensure_images(tasks: list[Task], taskset_dir: Path, *, rebuild: bool = False) -> list[tuple[str, str]]:
     """Build the images of a local task set that are missing; returns (image, built|present)."""
+    settings = image_settings(taskset_dir)
     results = []
     for plan in plan_images(tasks, taskset_dir):
         if image_exists(plan.image) and not rebuild:
             results.append((plan.image, "present"))
             continue
-        build_image(plan)
+        build_image(plan, settings.base_image, root_only=settings.root_only)
         results.append((plan.image, "built"))
     return results

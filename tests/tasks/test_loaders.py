@@ -53,6 +53,15 @@ def test_swesmith_row_maps_onto_a_task():
     assert task.source == "swesmith:x.jsonl"
 
 
+def test_a_row_names_its_language_and_how_its_tests_run_and_are_read():
+    tests = {"framework": "command", "command": "go test -json ./...", "results": "go-json", "report": "", "as_root": False}
+    task = task_from_row({**SWESMITH_ROW, "language": "go", "tests": tests, "FAIL_TO_PASS": ["TestParse/v_prefix"]})
+    assert (task.language, task.tests.model_dump()) == ("go", tests)
+    assert task.FAIL_TO_PASS == ["TestParse/v_prefix"] and task.start.hide_paths == []
+    plain = task_from_row(SWESMITH_ROW)  # a row without them: Python's pytest
+    assert (plain.language, plain.tests.framework) == ("python", "pytest")
+
+
 def test_swebench_row_with_json_string_lists():
     task = task_from_row(SWEBENCH_ROW)
     assert task.source == "swebench"
@@ -102,6 +111,8 @@ def test_parquet_source(tmp_path):
         ({"problem_statement": None}, "problem_statement"),
         ({"image_name": 7}, "image_name"),
         ({"repo": ""}, "repo"),
+        ({"tests": {"framework": "command", "reader": "go-json"}}, "tests.reader"),
+        ({"language": 3}, "language"),
     ],
 )
 def test_bad_rows_name_the_id_and_the_field(tmp_path, change, field):
