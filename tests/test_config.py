@@ -78,6 +78,13 @@ def test_an_unknown_teacher_kind_names_its_line_and_the_valid_kinds():
     assert (err.field, err.message) == ("teachers[1].kind", "field required; valid: anthropic, openai, scripted")
 
 
+def test_an_unknown_harness_names_its_line_and_the_valid_ones():
+    err = error_for(VALID + "agent:\n  harnesses:\n    - {name: aider}\n")
+    assert [(p.field, p.line, p.message) for p in err.problems] == [
+        ("agent.harnesses[0].name", 13, "unknown harness 'aider'; valid: factory, mini-swe-agent, swe-agent"),
+    ]
+
+
 def test_wrong_type_names_the_value():
     err = error_for(VALID.replace("attempts_per_task: 3", "attempts_per_task: many"))
     assert (err.line, err.column) == (10, 22)
