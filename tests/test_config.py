@@ -78,10 +78,11 @@ def test_an_unknown_teacher_kind_names_its_line_and_the_valid_kinds():
     assert (err.field, err.message) == ("teachers[1].kind", "field required; valid: anthropic, openai, scripted")
 
 
-def test_an_unknown_harness_names_its_line_and_the_valid_ones():
-    err = error_for(VALID + "agent:\n  harnesses:\n    - {name: aider}\n")
+def test_an_unknown_harness_or_executor_names_its_line_and_the_valid_ones():
+    err = error_for(VALID + "agent:\n  harnesses:\n    - {name: aider}\nexecutor:\n  kind: slurm\n")
     assert [(p.field, p.line, p.message) for p in err.problems] == [
         ("agent.harnesses[0].name", 13, "unknown harness 'aider'; valid: factory, mini-swe-agent, swe-agent"),
+        ("executor.kind", 15, "unknown executor 'slurm'; valid: local, ray"),
     ]
 
 
