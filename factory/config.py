@@ -30,7 +30,7 @@ from factory.filters import FiltersConfig
 from factory.sandbox.config import SandboxConfig
 from factory.section import Section
 from factory.tasks.config import TasksConfig
-from factory.teachers import config_union, kinds
+from factory.teachers import TEACHERS, config_union, kinds
 from factory.teachers.label import teacher_label
 from factory.teachers.prices import price_of
 from factory.verify.config import VerifierConfig
@@ -282,9 +282,12 @@ def _config_error(
         if not (isinstance(p, str) and (p in _UNION_TAGS or (i and isinstance(raw[i - 1], int) and p in kinds())))
     )
     message = err["msg"]
-    if err["type"] in ("union_tag_invalid", "union_tag_not_found"):
+    if err["type"] == "union_tag_invalid":  # the one union of kinds in a pipeline is its teachers'
         loc = (*loc, "kind")
-        message = f"unknown or missing kind (valid kinds: {', '.join(kinds())})"
+        message = TEACHERS.unknown(err["ctx"]["tag"])
+    elif err["type"] == "union_tag_not_found":
+        loc = (*loc, "kind")
+        message = f"field required; valid: {', '.join(kinds())}"
     elif err["type"] == "missing":
         message = "field required"
     elif err["type"] == "extra_forbidden":

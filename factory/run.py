@@ -13,13 +13,12 @@ import logging
 import shlex
 import sys
 from collections import Counter
-from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from factory.config import Pipeline, parse_pipeline, teacher_label
 from factory.errors import SandboxError, StorageError, UsageError
+from factory.executor.kinds import EXECUTORS
 from factory.filters import ChainResult
 from factory.keeper import Keeper
 from factory.output import (
@@ -39,12 +38,9 @@ from factory.report import Plot, draw_plots
 from factory.runs import RunStore, identity, new_run_id, write_atomic
 from factory.sandbox import reap_run, remove_left
 from factory.sandbox.images import ensure_local_images
-from factory.sandbox.pool import SandboxPool
-from factory.sandbox.pull import Puller
 from factory.scheduler import RunResult, Scheduler
 from factory.tasks import load_tasks
 from factory.teachers import build_teacher
-from factory.verify import DockerVerifier
 from factory.warehouse import Warehouse, WarehouseBusy
 
 log = logging.getLogger(__name__)
@@ -88,10 +84,7 @@ async def run_pipeline(
     source may be a Hub dataset, retried for half a minute when the Hub cannot be reached)."""
     teachers = {teacher_label(t): build_teacher(t) for t in pipeline.teachers}  # a missing key fails here
     try:
-        if pipeline.executor.kind == "ray":  # so does a cluster that is not there
-            from factory.executor.cluster import check
-
-            check(pipeline)
+        EXECUTORS.get(pipeline.executor.kind).check(pipeline)  # so does a cluster that is not there
         tasks, skipped = _load(pipeline)
         store = RunStore(pipeline.resolve(pipeline.output.dir) / (run_id or new_run_id(pipeline.name)))
         with store.locked():
@@ -135,7 +128,8 @@ async def _run_held(pipeline: Pipeline, store: RunStore, tasks: list[Task], skip
         keeper = Keeper(pipeline.filters, count_tokens=lambda trajectory: rendering.result().count_tokens(trajectory))
         try:
             try:
-                async with _executor(pipeline, store, tasks, teachers, paid, progress) as where:
+                executor = EXECUTORS.get(pipeline.executor.kind)
+                async with executor.open(pipeline, store, tasks, teachers, paid, progress) as where:
                     scheduler = Scheduler(pipeline, tasks, teachers, store, **where,
                                           warehouse=warehouse, progress=progress, journal=paid, keeper=keeper)
                     try:
@@ -163,31 +157,6 @@ async def _nothing_left(run_id: str, progress: Progress) -> None:
     if left:
         log.warning("removed %d container(s) of run %s left on the engine after it ended", left, run_id)
         progress.note(f"removed {left} container(s) of this run left on the engine after it ended")
-
-
-@contextlib.asynccontextmanager
-async def _executor(pipeline: Pipeline, store: RunStore, tasks: list[Task], teachers: dict[str, Teacher],
-                    paid: set[str], progress: Progress) -> AsyncIterator[dict[str, Any]]:
-    """Where the attempts run, as the scheduler takes it: this machine's pool and verifier, or a
-    Ray cluster (`executor.kind`)."""
-    if pipeline.executor.kind == "ray":
-        from factory.executor.cluster import RayExecutor
-
-        executor, reaped = await RayExecutor.start(pipeline, store, tasks, teachers, paid)
-        if reaped:
-            progress.note(f"the Ray nodes removed {reaped} container(s) left by an earlier, crashed process of this run")
-        try:
-            yield {"executor": executor}
-        finally:
-            await executor.close()
-        return
-    puller = Puller.of(pipeline.sandbox, note=progress.note)  # one per run: the pool's and the verifier's pulls
-    verifier = DockerVerifier(pipeline.verifier, pipeline.sandbox, run_id=store.run_id, puller=puller, reuse=True)
-    try:
-        async with SandboxPool(pipeline.sandbox, run_id=store.run_id, puller=puller) as pool:
-            yield {"pool": pool, "verifier": verifier}
-    finally:
-        await verifier.close()
 
 
 def open_warehouse(pipeline: Pipeline, store: RunStore, tasks: list[Task]) -> Warehouse:

@@ -70,6 +70,22 @@ def test_missing_field_points_at_the_mapping_that_lacks_it():
     assert err.line == 7
 
 
+def test_an_unknown_teacher_kind_names_its_line_and_the_valid_kinds():
+    err = error_for(VALID.replace("kind: openai", "kind: gemini"))
+    assert (err.field, err.line) == ("teachers[1].kind", 7)
+    assert err.message == "unknown teacher kind 'gemini'; valid: anthropic, openai, scripted"
+    err = error_for(VALID.replace("  - kind: openai\n", "  - "))
+    assert (err.field, err.message) == ("teachers[1].kind", "field required; valid: anthropic, openai, scripted")
+
+
+def test_an_unknown_harness_or_executor_names_its_line_and_the_valid_ones():
+    err = error_for(VALID + "agent:\n  harnesses:\n    - {name: aider}\nexecutor:\n  kind: slurm\n")
+    assert [(p.field, p.line, p.message) for p in err.problems] == [
+        ("agent.harnesses[0].name", 13, "unknown harness 'aider'; valid: factory, mini-swe-agent, swe-agent"),
+        ("executor.kind", 15, "unknown executor 'slurm'; valid: local, ray"),
+    ]
+
+
 def test_wrong_type_names_the_value():
     err = error_for(VALID.replace("attempts_per_task: 3", "attempts_per_task: many"))
     assert (err.line, err.column) == (10, 22)

@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated
 
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
 from factory.section import Section
 
-HarnessName = Literal["factory", "mini-swe-agent", "swe-agent"]
-"""The harnesses of factory.agent.harness."""
+
+def _registered(name: str) -> str:
+    # imported here: the harnesses' module imports this one (`pick` takes `HarnessShare`s)
+    from factory.agent.harness import HARNESSES
+
+    return HARNESSES.check(name)
 
 
 class HarnessShare(Section):
-    name: HarnessName
+    name: Annotated[str, AfterValidator(_registered)]
     """A harness (factory.agent.harness): `factory` (bash, editor, submit), `mini-swe-agent` (bash
     alone) or `swe-agent` (SWE-agent's tool schemas and prompt layout)."""
     share: float = Field(default=1.0, gt=0)

@@ -34,6 +34,7 @@ from factory.agent.tools import (
     parse_call,
 )
 from factory.records import ToolCall
+from factory.registry import Registry
 
 SENTINEL = "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
 SUBMIT_COMMAND = f"echo {SENTINEL}"
@@ -136,7 +137,11 @@ FACTORY = Harness("factory", TOOLS, SYSTEM_TEMPLATE, INSTANCE_TEMPLATE)
 MINI_SWE_AGENT = Harness("mini-swe-agent", MINI_TOOLS, MINI_SYSTEM, MINI_INSTANCE, SUBMIT_COMMAND)
 SWE_AGENT = Harness("swe-agent", SWE_AGENT_TOOLS, SWE_AGENT_SYSTEM, SWE_AGENT_INSTANCE,
                     observation_prefix="OBSERVATION:\n", loose_arguments=False)
-HARNESSES = {h.name: h for h in (FACTORY, MINI_SWE_AGENT, SWE_AGENT)}
+HARNESSES: Registry[Harness] = Registry("harness")
+"""Harnesses by name, as `agent.harnesses` names them; a new one is its `Harness` and one `add`."""
+HARNESSES.add(FACTORY.name, FACTORY)
+HARNESSES.add(MINI_SWE_AGENT.name, MINI_SWE_AGENT)
+HARNESSES.add(SWE_AGENT.name, SWE_AGENT)
 
 
 _GOLDEN = 0.6180339887498949
@@ -152,8 +157,8 @@ def pick(harnesses: Sequence[HarnessShare], index: int) -> Harness:
     for share in harnesses:
         point -= share.share
         if point < 0:
-            return HARNESSES[share.name]
-    return HARNESSES[harnesses[-1].name]
+            return HARNESSES.get(share.name)
+    return HARNESSES.get(harnesses[-1].name)
 
 
 def fit(tools: list[dict[str, Any]], name: str, args: dict[str, Any] | str) -> tuple[str, dict[str, Any] | str]:

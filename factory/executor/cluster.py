@@ -22,6 +22,7 @@ import contextlib
 import logging
 import socket
 import time
+from collections.abc import AsyncIterator
 from typing import Any
 
 from pydantic import SecretStr
@@ -38,6 +39,7 @@ from factory.executor.node import (
     session_id,
     verify_on_node,
 )
+from factory.progress import Progress
 from factory.protocols import Sampled, Teacher
 from factory.records import AttemptKey, Exit, Task, Trajectory, Verdict
 from factory.runs import RunStore
@@ -180,6 +182,19 @@ class RayExecutor:
                 await self.gateway.aclose.remote()
         finally:
             self.ray.shutdown()  # leaves a cluster it joined running; one it started, it stops
+
+
+@contextlib.asynccontextmanager
+async def open_ray(pipeline: Pipeline, store: RunStore, tasks: list[Task], teachers: dict[str, Teacher],
+                   paid: set[str], progress: Progress) -> AsyncIterator[dict[str, Any]]:
+    """The cluster's executor for a run, as the scheduler takes it; closed when the run ends."""
+    executor, reaped = await RayExecutor.start(pipeline, store, tasks, teachers, paid)
+    if reaped:
+        progress.note(f"the Ray nodes removed {reaped} container(s) left by an earlier, crashed process of this run")
+    try:
+        yield {"executor": executor}
+    finally:
+        await executor.close()
 
 
 def check(pipeline: Pipeline) -> None:

@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated
 
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
 from factory.section import Section
 
 
+def _registered(kind: str) -> str:
+    # imported here: the executors' module imports the pipeline's, which imports this one
+    from factory.executor.kinds import EXECUTORS
+
+    return EXECUTORS.check(kind)
+
+
 class ExecutorConfig(Section):
-    kind: Literal["local", "ray"] = "local"
+    kind: Annotated[str, AfterValidator(_registered)] = "local"
     """`local`: attempts run in this process against this machine's Docker engine. `ray`: each
     attempt (sandbox, agent loop, verification) runs on a node of a Ray cluster, against that
     node's own engine; this process keeps the run folder, journal, warehouse and decisions."""

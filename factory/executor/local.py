@@ -4,10 +4,12 @@ is given (`factory.executor.node`)."""
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from factory.agent.config import AgentConfig
 from factory.agent.harness import pick
@@ -17,6 +19,28 @@ from factory.executor.late import LateWork
 from factory.journal import JournalTeacher
 from factory.protocols import Anticipating, Pool, Sampled, Teacher, Verifier
 from factory.records import INFRA_EXITS, AttemptKey, Exit, PossiblyBilled, Task, Trajectory, Verdict
+from factory.sandbox.pool import SandboxPool
+from factory.sandbox.pull import Puller
+from factory.verify import DockerVerifier
+
+if TYPE_CHECKING:  # the pipeline's module imports every section's, this one's among them
+    from factory.config import Pipeline
+    from factory.progress import Progress
+    from factory.runs import RunStore
+
+
+@contextlib.asynccontextmanager
+async def open_local(pipeline: Pipeline, store: RunStore, tasks: list[Task], teachers: dict[str, Teacher],
+                     paid: set[str], progress: Progress) -> AsyncIterator[dict[str, Any]]:
+    """This machine's warm pool and verifier for a run, as the scheduler takes them (it makes the
+    `LocalExecutor` over them); closed, with their containers, when the run ends."""
+    puller = Puller.of(pipeline.sandbox, note=progress.note)  # one per run: the pool's and the verifier's pulls
+    verifier = DockerVerifier(pipeline.verifier, pipeline.sandbox, run_id=store.run_id, puller=puller, reuse=True)
+    try:
+        async with SandboxPool(pipeline.sandbox, run_id=store.run_id, puller=puller) as pool:
+            yield {"pool": pool, "verifier": verifier}
+    finally:
+        await verifier.close()
 
 
 class LocalExecutor:

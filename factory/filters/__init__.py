@@ -33,8 +33,8 @@ from factory.filters.length import (
 from factory.filters.loops import LoopsConfig, LoopsFilter, find_loop
 from factory.filters.registry import (
     FILTER_ORDER,
+    FILTERS,
     FUNNEL_STEPS,
-    REGISTRY,
     RENDER_STEP,
     FiltersConfig,
     build_filter,
@@ -49,7 +49,7 @@ __all__ = [
     "FUNNEL_STEPS",
     "RENDER_STEP",
     "drop_meanings",
-    "REGISTRY",
+    "FILTERS",
     "AttemptFilter",
     "BaseFilter",
     "CapConfig",

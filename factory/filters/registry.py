@@ -24,11 +24,11 @@ from factory.filters.length import LengthConfig, LengthFilter, TokenCounter
 from factory.filters.loops import LoopsConfig, LoopsFilter
 from factory.filters.resolved import ResolvedConfig, ResolvedFilter
 from factory.filters.secrets import SecretsConfig, SecretsFilter
+from factory.registry import Registry
 
 
 @dataclass(frozen=True)
 class FilterSpec:
-    name: str
     config: type[BaseModel]
     build: Callable[[Any, TokenCounter | None], BaseFilter]
     summary: str
@@ -37,27 +37,25 @@ class FilterSpec:
     """The drop reason codes it uses, each with what it means (the card's glossary)."""
 
 
-REGISTRY: dict[str, FilterSpec] = {
-    spec.name: spec
-    for spec in (
-        FilterSpec("resolved", ResolvedConfig, lambda c, _: ResolvedFilter(c), "verified runs that submitted",
-                   ResolvedFilter.reasons),
-        FilterSpec("loops", LoopsConfig, lambda c, _: LoopsFilter(c), "no repeated actions or short cycles",
-                   LoopsFilter.reasons),
-        FilterSpec("length", LengthConfig, lambda c, n: LengthFilter(c, n), "rendered rows within a token limit",
-                   LengthFilter.reasons),
-        FilterSpec("dedup", DedupConfig, lambda c, _: DedupFilter(c), "one run per way of solving a task",
-                   DedupFilter.reasons),
-        FilterSpec("cap", CapConfig, lambda c, _: CapFilter(c), "at most N diverse runs per task", CapFilter.reasons),
-        FilterSpec("secrets", SecretsConfig, lambda c, _: SecretsFilter(c), "credentials redacted",
-                   SecretsFilter.reasons),
-    )
-}
-"""Adding a filter: its module (the filter, its config, its reasons) and one entry here. The
-pipeline's `filters:` section, the card's glossary and the warehouse's funnel steps follow."""
-FILTER_ORDER: tuple[str, ...] = tuple(REGISTRY)
-"""Cheap per-run checks first; the cap after dedup so duplicates never use up a task's slots;
-secrets last so that exactly what is published is scanned."""
+FILTERS: Registry[FilterSpec] = Registry("filter")
+"""Adding a filter: its module (the filter, its config, its reasons) and one `add` here, in its
+place in the chain. The pipeline's `filters:` section, the card's glossary and the warehouse's
+funnel steps follow."""
+FILTERS.add("resolved", FilterSpec(ResolvedConfig, lambda c, _: ResolvedFilter(c), "verified runs that submitted",
+                                   ResolvedFilter.reasons))
+FILTERS.add("loops", FilterSpec(LoopsConfig, lambda c, _: LoopsFilter(c), "no repeated actions or short cycles",
+                                LoopsFilter.reasons))
+FILTERS.add("length", FilterSpec(LengthConfig, lambda c, n: LengthFilter(c, n), "rendered rows within a token limit",
+                                 LengthFilter.reasons))
+FILTERS.add("dedup", FilterSpec(DedupConfig, lambda c, _: DedupFilter(c), "one run per way of solving a task",
+                                DedupFilter.reasons))
+FILTERS.add("cap", FilterSpec(CapConfig, lambda c, _: CapFilter(c), "at most N diverse runs per task",
+                              CapFilter.reasons))
+FILTERS.add("secrets", FilterSpec(SecretsConfig, lambda c, _: SecretsFilter(c), "credentials redacted",
+                                  SecretsFilter.reasons))
+FILTER_ORDER: tuple[str, ...] = tuple(FILTERS)
+"""The order they were added in: cheap per-run checks first; the cap after dedup so duplicates
+never use up a task's slots; secrets last so that exactly what is published is scanned."""
 RENDER_STEP = "render"
 """The funnel's step after the filters: rows the chat template cannot render are dropped there."""
 RENDER_REASONS = {DropReason.render_failed: "the chat template could not render it exactly"}
@@ -66,18 +64,12 @@ FUNNEL_STEPS: tuple[str, ...] = (*FILTER_ORDER, RENDER_STEP)
 
 def drop_meanings() -> dict[str, str]:
     """Every drop reason code, in funnel order, with what it means."""
-    return {code: meaning for spec in REGISTRY.values() for code, meaning in spec.reasons.items()} | RENDER_REASONS
-
-
-def unknown_filter(name: str) -> UsageError:
-    return UsageError(f"unknown filter {name!r}; valid filters: {', '.join(FILTER_ORDER)}")
+    return {code: meaning for spec in FILTERS.values() for code, meaning in spec.reasons.items()} | RENDER_REASONS
 
 
 def filter_spec(name: str) -> FilterSpec:
-    try:
-        return REGISTRY[name]
-    except KeyError:
-        raise unknown_filter(name) from None
+    """`FILTERS.get`: an unknown name lists the valid ones."""
+    return FILTERS.get(name)
 
 
 def build_filter(name: str, options: BaseModel | dict[str, Any] | None = None, *,
@@ -98,7 +90,7 @@ def _loc(exc: ValidationError) -> str:
 
 class _Filters(BaseModel):
     """Settings of every filter; embed it as the pipeline's `filters:` section. Its fields come
-    from `REGISTRY`, one per filter, each defaulting to its config's defaults."""
+    from `FILTERS`, one per filter, each defaulting to its config's defaults."""
 
     model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
@@ -107,8 +99,7 @@ class _Filters(BaseModel):
     def _known_names(cls, data: Any) -> Any:
         if isinstance(data, dict):
             for name in data:
-                if name not in REGISTRY:
-                    raise ValueError(f"unknown filter {name!r}; valid filters: {', '.join(FILTER_ORDER)}")
+                FILTERS.check(name)
         return data
 
     def override(self, settings: dict[str, Any]) -> _Filters:
@@ -117,10 +108,9 @@ class _Filters(BaseModel):
         data = self.model_dump()
         for dotted, value in settings.items():
             name, _, field = dotted.partition(".")
-            if name not in REGISTRY:
-                raise unknown_filter(name)
-            if field not in REGISTRY[name].config.model_fields:
-                valid = ", ".join(REGISTRY[name].config.model_fields)
+            config = FILTERS.get(name).config
+            if field not in config.model_fields:
+                valid = ", ".join(config.model_fields)
                 raise UsageError(f"filter {name!r} has no setting {field!r}; valid settings: {valid}")
             data[name][field] = value
         try:
@@ -136,5 +126,5 @@ class _Filters(BaseModel):
 
 FiltersConfig = create_model(
     "FiltersConfig", __base__=_Filters, __module__=__name__,
-    **{name: (spec.config, Field(default_factory=spec.config, description=spec.summary)) for name, spec in REGISTRY.items()},
+    **{name: (spec.config, Field(default_factory=spec.config, description=spec.summary)) for name, spec in FILTERS.items()},
 )

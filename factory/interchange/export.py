@@ -17,6 +17,7 @@ from typing import Any
 from factory.errors import NothingExported, UsageError
 from factory.interchange import openai_chat, sharegpt
 from factory.interchange.kept import KeptRow, read_kept
+from factory.registry import Registry
 
 
 @dataclass(frozen=True)
@@ -27,10 +28,10 @@ class Format:
     what: str
 
 
-FORMATS = {
-    "openai": Format("openai", openai_chat.to_line, openai_chat.check_line, "OpenAI chat fine-tuning JSONL"),
-    "sharegpt": Format("sharegpt", sharegpt.to_line, sharegpt.check_line, "ShareGPT JSON lines (LLaMA-Factory)"),
-}
+FORMATS: Registry[Format] = Registry("export format")
+"""`factory export --format`: a new format is its module (`to_line`, `check_line`) and one `add`."""
+FORMATS.add("openai", Format("openai", openai_chat.to_line, openai_chat.check_line, "OpenAI chat fine-tuning JSONL"))
+FORMATS.add("sharegpt", Format("sharegpt", sharegpt.to_line, sharegpt.check_line, "ShareGPT JSON lines (LLaMA-Factory)"))
 
 
 @dataclass
@@ -48,9 +49,8 @@ class ExportSummary:
 
 
 def format_named(name: str) -> Format:
-    if name not in FORMATS:
-        raise UsageError(f"--format {name!r}: unknown format (valid formats: {', '.join(FORMATS)})")
-    return FORMATS[name]
+    """`FORMATS.get`: an unknown name lists the valid ones."""
+    return FORMATS.get(name)
 
 
 def export_rows(rows: list[KeptRow], fmt: Format, out: Path) -> ExportSummary:

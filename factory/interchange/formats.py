@@ -27,6 +27,7 @@ from typing import Any
 from factory.errors import UsageError
 from factory.interchange import tools as harness_tools
 from factory.records import Exit, Message, ToolCall, Trajectory, Turn
+from factory.registry import Registry
 
 SUBMIT_SENTINELS = ("COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT", "MINI_SWE_AGENT_FINAL_OUTPUT")
 """mini-swe-agent's submission command echoes one of these (the second in its older versions)."""
@@ -299,18 +300,17 @@ def read_openhands(path: Path) -> list[Trajectory]:
     return out
 
 
-READERS = {
-    "mini-swe-agent": Reader("mini-swe-agent", ("*.traj.json",), read_mini_swe_agent),
-    "swe-agent": Reader("swe-agent", ("*.traj",), read_swe_agent),
-    "swe-smith-sft": Reader("swe-smith-sft", ("*.jsonl",), read_swe_smith_sft),
-    "openhands": Reader("openhands", ("*.jsonl",), read_openhands),
-}
+READERS: Registry[Reader] = Registry("trajectory format")
+"""`factory import --format`: a new format is its `read_*` and one `add`."""
+READERS.add("mini-swe-agent", Reader("mini-swe-agent", ("*.traj.json",), read_mini_swe_agent))
+READERS.add("swe-agent", Reader("swe-agent", ("*.traj",), read_swe_agent))
+READERS.add("swe-smith-sft", Reader("swe-smith-sft", ("*.jsonl",), read_swe_smith_sft))
+READERS.add("openhands", Reader("openhands", ("*.jsonl",), read_openhands))
 
 
 def reader_named(name: str) -> Reader:
-    if name not in READERS:
-        raise UsageError(f"--format {name!r}: unknown format (valid formats: {', '.join(READERS)})")
-    return READERS[name]
+    """`READERS.get`: an unknown name lists the valid ones."""
+    return READERS.get(name)
 
 
 def files_of(path: Path, reader: Reader) -> list[Path]:

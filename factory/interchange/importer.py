@@ -1,6 +1,6 @@
 """`factory import PATH --format F --tasks SOURCE --run-id ID`: other agents' runs become a run.
 
-    files ─► formats.READERS[F] (a bad file is reported and skipped) ─► Trajectory records
+    files ─► formats.READERS.get(F) (a bad file is reported and skipped) ─► Trajectory records
           ─► the factory's verifier, each patch against its task (or why it could not be)
           ─► a run folder (attempt files, pipeline.yaml, warehouse) ─► filters, render, dataset
 

@@ -9,8 +9,9 @@ from pydantic import ValidationError
 
 from factory.errors import UsageError
 from factory.records import Message
+from factory.registry import Registry
 from factory.render import chatml, qwen3
-from factory.render.config import TEMPLATE_NAMES, RenderConfig, Thinking
+from factory.render.config import RenderConfig, Thinking
 from factory.render.encode import Encoder, encode_batch
 from factory.render.pieces import Piece, Rendered, RenderError
 from factory.render.vocab import qwen3_encoder
@@ -80,8 +81,13 @@ def _hf(config: RenderConfig) -> BatchRenderer:
     return HFTemplateRenderer(config.tokenizer, config.thinking, config.chat_template)
 
 
-TEMPLATES: dict[str, Callable[[RenderConfig], BatchRenderer]] = dict(zip(TEMPLATE_NAMES, (_qwen3, _chatml, _hf),
-                                                                        strict=True))
+TEMPLATES: Registry[Callable[[RenderConfig], BatchRenderer]] = Registry("render template")
+"""A template's renderer from the rendering settings; a new template is its layout module and
+one `add` (and its name in `TEMPLATE_NAMES`, which the command line's help reads without
+loading any template)."""
+TEMPLATES.add("qwen3", _qwen3)
+TEMPLATES.add("chatml", _chatml)
+TEMPLATES.add("hf", _hf)
 
 
 def build_renderer(config: RenderConfig | None = None, **overrides: Any) -> BatchRenderer:
@@ -92,7 +98,4 @@ def build_renderer(config: RenderConfig | None = None, **overrides: Any) -> Batc
     except ValidationError as exc:
         why = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
         raise UsageError(f"render config: {why}") from exc
-    make = TEMPLATES.get(config.template)
-    if make is None:
-        raise UsageError(f"unknown render template {config.template!r}; valid: {', '.join(TEMPLATES)}")
-    return make(config)
+    return TEMPLATES.get(config.template)(config)

@@ -22,7 +22,7 @@ from factory.errors import TeacherFatal
 from factory.records import Completion, Message, Task, ToolCall, Usage
 from factory.teachers.label import teacher_label
 from factory.teachers.playbook import Outcome, Plan
-from factory.teachers.registry import register
+from factory.teachers.registry import TEACHERS, TeacherKind
 
 
 class ScriptedProfile(BaseModel):
@@ -169,4 +169,4 @@ class ScriptedSession:
         )
 
 
-register("scripted", ScriptedConfig, ScriptedTeacher)
+TEACHERS.add("scripted", TeacherKind(ScriptedConfig, ScriptedTeacher))

@@ -78,10 +78,12 @@ def test_the_length_filter_uses_the_counter_it_is_given():
 
 
 def test_an_unknown_filter_name_lists_the_valid_ones():
-    with pytest.raises(ValidationError, match="unknown filter 'loop'; valid filters: resolved, loops, length, dedup, cap, secrets"):
+    with pytest.raises(ValidationError, match="unknown filter 'loop'; valid: cap, dedup, length, loops, resolved, secrets"):
         FiltersConfig.model_validate({"loop": {}})
-    with pytest.raises(UsageError, match="valid filters: resolved, loops"):
+    with pytest.raises(UsageError, match="^unknown filter 'dedupe'; valid: cap, dedup, length, loops, resolved, secrets$"):
         build_filter("dedupe")
+    with pytest.raises(UsageError, match="^unknown filter 'caps'; valid: cap, "):
+        FiltersConfig().override({"caps.per_task": 2})
 
 
 def test_options_are_checked():
@@ -123,8 +125,9 @@ def test_the_same_attempt_twice_is_refused():
 
 def test_a_filter_is_its_module_and_one_registry_entry():
     """The pipeline's section, the card's glossary and the warehouse's steps come from the registry."""
-    from factory.filters import FUNNEL_STEPS, REGISTRY, DropReason, drop_meanings
+    from factory.filters import FILTERS, FUNNEL_STEPS, DropReason, drop_meanings
 
-    assert list(FiltersConfig.model_fields) == list(REGISTRY) == list(FUNNEL_STEPS[:-1])
+    assert list(FiltersConfig.model_fields) == list(FILTERS) == list(FUNNEL_STEPS[:-1])
+    assert list(FILTERS) == ["resolved", "loops", "length", "dedup", "cap", "secrets"]  # the chain's order
     assert set(drop_meanings()) == set(DropReason)  # every code has a meaning, given by the filter using it
-    assert all(spec.reasons for spec in REGISTRY.values())
+    assert all(spec.reasons for spec in FILTERS.values())

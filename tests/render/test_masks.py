@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from factory.render import RenderError, Thinking, build_renderer
+from factory.render import TEMPLATES, RenderError, Thinking, build_renderer
+from factory.render.config import TEMPLATE_NAMES
 from factory.render.qwen3 import split_reasoning
 from factory.render.show import mask_runs
 from factory.render.vocab import QWEN3_CONTROL_IDS
@@ -107,7 +108,8 @@ def test_chatml_uses_no_control_tokens_but_im_start_and_im_end() -> None:
 def test_unknown_template_lists_the_valid_ones() -> None:
     from factory.errors import UsageError
 
-    with pytest.raises(UsageError, match="qwen3, chatml, hf"):
+    with pytest.raises(UsageError, match="^unknown render template 'llama'; valid: chatml, hf, qwen3$"):
         build_renderer(template="llama")
+    assert list(TEMPLATES) == list(TEMPLATE_NAMES)  # what the command line's help lists, without loading them
     with pytest.raises(UsageError, match="thinking"):
         build_renderer(thinking="sometimes")

@@ -37,7 +37,7 @@ def test_builds_each_kind_from_a_mapping(monkeypatch):
 
 def test_an_unknown_kind_lists_the_valid_ones():
     with pytest.raises(
-        UsageError, match="unknown teacher kind 'gemini'; valid kinds: anthropic, openai"
+        UsageError, match="^unknown teacher kind 'gemini'; valid: anthropic, openai, scripted$"
     ):
         build_teacher({"kind": "gemini", "model": "x"})
 
@@ -84,7 +84,7 @@ class EchoTeacher:
 
 @pytest.fixture
 def echo_registered(monkeypatch):
-    monkeypatch.setattr(registry, "_KINDS", dict(registry._KINDS))
+    monkeypatch.setattr(registry, "TEACHERS", registry.TEACHERS.copy())
     register("echo", EchoConfig, EchoTeacher)
 
 

@@ -7,7 +7,7 @@ pure functions with no Docker, and `grade` over them. docs/results.md.
 Structured reports come first: they are written by the framework's own code (a JUnit file, the
 `go test -json` stream), and text output (`cargo test`, `go test -v`, jest's verbose lines) is
 forgeable by any test that prints. A new format is a module with a `read_*(text) -> Results`
-and one entry in `READERS`.
+and one `READERS.add` (a `factory.registry.Registry`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from factory.errors import UsageError
+from factory.registry import Registry
 from factory.verify.results.cargo import read_cargo
 from factory.verify.results.gojson import read_go_json
 from factory.verify.results.gotext import read_go_text
@@ -36,27 +36,24 @@ class ReaderSpec:
     summary: str
 
 
-READERS: dict[str, ReaderSpec] = {
-    spec.name: spec
-    for spec in (
-        ReaderSpec("junit", read_junit, True,
-                   "JUnit XML: Surefire/Gradle TEST-*.xml, jest-junit, vitest, mocha, node --test, gotestsum, nextest"),
-        ReaderSpec("go-json", read_go_json, True, "go test -json events"),
-        ReaderSpec("jest-json", read_jest_json, True, "jest --json (or a reporter's AggregatedResult)"),
-        ReaderSpec("mocha-json", read_mocha_json, True, "mocha --reporter json"),
-        ReaderSpec("cargo", read_cargo, False, "cargo test (libtest) console output"),
-        ReaderSpec("go-text", read_go_text, False, "go test -v console output"),
-        ReaderSpec("js-spec", read_js_spec, False, "jest/vitest --verbose, mocha spec, node --test spec output"),
-        ReaderSpec("tap", read_tap, False, "TAP: node --test --test-reporter=tap"),
-    )
-}
+READERS: Registry[ReaderSpec] = Registry("result reader")
+for _spec in (
+    ReaderSpec("junit", read_junit, True,
+               "JUnit XML: Surefire/Gradle TEST-*.xml, jest-junit, vitest, mocha, node --test, gotestsum, nextest"),
+    ReaderSpec("go-json", read_go_json, True, "go test -json events"),
+    ReaderSpec("jest-json", read_jest_json, True, "jest --json (or a reporter's AggregatedResult)"),
+    ReaderSpec("mocha-json", read_mocha_json, True, "mocha --reporter json"),
+    ReaderSpec("cargo", read_cargo, False, "cargo test (libtest) console output"),
+    ReaderSpec("go-text", read_go_text, False, "go test -v console output"),
+    ReaderSpec("js-spec", read_js_spec, False, "jest/vitest --verbose, mocha spec, node --test spec output"),
+    ReaderSpec("tap", read_tap, False, "TAP: node --test --test-reporter=tap"),
+):
+    READERS.add(_spec.name, _spec)
 
 
 def reader(name: str) -> ReaderSpec:
-    try:
-        return READERS[name]
-    except KeyError:
-        raise UsageError(f"unknown result reader {name!r}; valid readers: {', '.join(READERS)}") from None
+    """`READERS.get`: an unknown name lists the valid ones."""
+    return READERS.get(name)
 
 
 def read(name: str, output: str | bytes, *, exit_code: int | None = None) -> Results:
