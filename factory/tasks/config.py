@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import Field, field_validator
 
 from factory.section import Section
-from factory.tasks.formats import names
+from factory.tasks.formats import names, unknown
 
 
 class TasksConfig(Section):
@@ -37,5 +37,5 @@ class TasksConfig(Section):
     @classmethod
     def _known_format(cls, name: str) -> str:
         if name not in names():
-            raise ValueError(f"unknown task format {name!r}; valid formats: {', '.join(names())}")
+            raise ValueError(unknown(name))
         return name

@@ -8,7 +8,7 @@ registered once here. `auto` picks a row's format from the fields only that form
     swe-rebench-v2    SWE-rebench V2                                   rebench.py
     multi-swe-bench   Multi-SWE-bench                                  multiswebench.py
 
-A new format is a module with `task(row, source, test_cmd) -> Task` and one `RowFormat` below.
+A new format is a module with `task(row, source, test_cmd) -> Task` and one `FORMATS.add` below.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from typing import Any
 
 from factory.errors import UsageError
 from factory.records import Task
+from factory.registry import Registry
 from factory.tasks import multiswebench, rebench, swebench_v5
 from factory.tasks.rows import swebench_task, swesmith_task
 
@@ -35,21 +36,21 @@ class RowFormat:
     summary: str
 
 
-FORMATS: dict[str, RowFormat] = {
-    spec.name: spec
-    for spec in (
-        RowFormat("multi-swe-bench", multiswebench.task, lambda r: "fix_patch" in r and "org" in r and "number" in r,
-                  "Multi-SWE-bench: org, repo, number, base, fix_patch, test_patch, f2p/p2p/s2p/n2p_tests"),
-        RowFormat("swe-rebench-v2", rebench.task, lambda r: "install_config" in r,
-                  "SWE-rebench V2: image_name, install_config{test_cmd, log_parser}, patch, test_patch"),
-        RowFormat("swebench-v5", swebench_v5.task, lambda r: "eval_script" in r and "log_parser" in r,
-                  "SWE-bench v5 / Multilingual: image, eval_script, log_parser, eval_type, patch, test_patch"),
-        RowFormat("swebench", swebench_task, lambda r: bool(r.get("test_patch")),
-                  "SWE-bench / SWE-Gym: base_commit, patch (the fix), test_patch (hidden tests); pytest"),
-        RowFormat("swesmith", swesmith_task, lambda r: True,
-                  "SWE-smith, any language: image_name, patch (introduces the bug), FAIL_TO_PASS"),
-    )
-}
+FORMATS: Registry[RowFormat] = Registry("task format")
+"""Asked in this order by `auto`: the most particular schemas first, SWE-smith's last."""
+for _spec in (
+    RowFormat("multi-swe-bench", multiswebench.task, lambda r: "fix_patch" in r and "org" in r and "number" in r,
+              "Multi-SWE-bench: org, repo, number, base, fix_patch, test_patch, f2p/p2p/s2p/n2p_tests"),
+    RowFormat("swe-rebench-v2", rebench.task, lambda r: "install_config" in r,
+              "SWE-rebench V2: image_name, install_config{test_cmd, log_parser}, patch, test_patch"),
+    RowFormat("swebench-v5", swebench_v5.task, lambda r: "eval_script" in r and "log_parser" in r,
+              "SWE-bench v5 / Multilingual: image, eval_script, log_parser, eval_type, patch, test_patch"),
+    RowFormat("swebench", swebench_task, lambda r: bool(r.get("test_patch")),
+              "SWE-bench / SWE-Gym: base_commit, patch (the fix), test_patch (hidden tests); pytest"),
+    RowFormat("swesmith", swesmith_task, lambda r: True,
+              "SWE-smith, any language: image_name, patch (introduces the bug), FAIL_TO_PASS"),
+):
+    FORMATS.add(_spec.name, _spec)
 
 
 def names() -> list[str]:
@@ -60,10 +61,13 @@ def row_format(name: str) -> RowFormat | None:
     """The format called `name`; None for `auto` (each row's own); unknown names list the valid."""
     if name == AUTO:
         return None
-    try:
-        return FORMATS[name]
-    except KeyError:
-        raise UsageError(f"unknown task format {name!r}; valid formats: {', '.join(names())}") from None
+    if name not in FORMATS:  # `auto` is a choice too, though no format of its own
+        raise UsageError(unknown(name))
+    return FORMATS.get(name)
+
+
+def unknown(name: str) -> str:
+    return f"unknown task format {name!r}; valid: {', '.join(names())}"
 
 
 def detect(row: dict[str, Any]) -> RowFormat:

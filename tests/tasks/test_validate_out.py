@@ -136,4 +136,4 @@ def test_an_unwritable_cache_is_a_usage_error_that_names_the_way_out(tmp_path, t
 
 def test_the_examples_in_the_tasks_page_run_as_shown(cache, monkeypatch):
     monkeypatch.chdir(ROOT)
-    assert run_examples("tasks.md") == 2  # the demo task set, and a Rust task with its language and test command
+    assert run_examples("tasks.md") == 3  # the demo task set, rows of every format, a Rust task with its test command
