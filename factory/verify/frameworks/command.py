@@ -18,21 +18,36 @@ forged by the code under test is believed. Every verdict says so (flag `weak con
 from __future__ import annotations
 
 import asyncio
+import secrets
 import shlex
 
-from factory.records import Check, FlagKind, Reason, Task, TestSpec, Verdict, VerdictFlag
+from factory.records import (
+    Check,
+    FlagKind,
+    Reason,
+    Task,
+    TestSpec,
+    TestStatus,
+    Verdict,
+    VerdictFlag,
+)
 from factory.sandbox.docker import DIFF_LIMIT
 from factory.sandbox.printed import print_files, printed_files
 from factory.verify import results
 from factory.verify.frameworks.base import PRIVATE, TEST_UID, Trial
+from factory.verify.frameworks.canary import CANARIES
 
 SCRATCH = "/tmp/factory-tests"
 """The tests' user's own folder: home, temp, build caches, and REPORT_DIR."""
 REPORT_DIR = f"{SCRATCH}/report"
-OUTPUT, EXIT = f"{PRIVATE}/output", f"{PRIVATE}/exit"
+OUTPUT, EXIT, CANARY = f"{PRIVATE}/output", f"{PRIVATE}/exit", f"{PRIVATE}/canary"
 NO_CONTROLS = VerdictFlag(kind=FlagKind.weak_controls, detail=(
-    "the command framework plants no controls and no blind checks: the report its runner writes "
-    "in the test process is believed"))
+    "the command framework planted no canary (no test file of the repo to stand beside, or none for "
+    "its language), no copies and no blind checks: the report its runner writes in the test process is believed"))
+ONE_CANARY = VerdictFlag(kind=FlagKind.weak_controls, detail=(
+    "the command framework plants one canary test that must fail, and no copies or blind checks: a report "
+    "the code under test writes itself, having found the canary, is believed"))
+MUST_FAIL = (TestStatus.failed, TestStatus.error)
 AS_ROOT = VerdictFlag(kind=FlagKind.weak_controls, detail=(
     "the tests ran as root in a writable repo (tests.as_root: the image's runner needs it): the code under test "
     "could reach anything in the container"))
@@ -49,16 +64,18 @@ class CommandFramework:
         await sandbox.write_files({**trial.restored_files(), f"{PRIVATE}/run.sh": _script(task, trial)}, owner="root")
         report = f"{REPORT_DIR}/{spec.report}" if spec.report else OUTPUT
         # root's command line names nothing of the run (it is readable in /proc while the tests run)
-        command = f"sh {PRIVATE}/run.sh; {print_files([EXIT, report, OUTPUT], 'run')}"
+        command = f"sh {PRIVATE}/run.sh; {print_files([EXIT, report, OUTPUT, CANARY], 'run')}"
         running = asyncio.ensure_future(sandbox.exec(command, timeout=trial.limit + 120, user="root",
                                                      output_limit=DIFF_LIMIT))
-        flags = [*trial.flags, NO_CONTROLS, *([AS_ROOT] if spec.as_root else [])]
+        flags = [*trial.flags, *([AS_ROOT] if spec.as_root else [])]
         if not await trial.within_limit(running):
             return Verdict(resolved=False, reason=Reason.timeout, flags=flags, decided_by=Check.tests,
                            detail=f"the tests ran past the limit ({trial.limit:.0f} s)")
         result = running.result()
-        printed = printed_files(result.output, "run", [EXIT, report, OUTPUT])
+        printed = printed_files(result.output, "run", [EXIT, report, OUTPUT, CANARY])
         code, text = _exit_code(printed[EXIT]), printed[report]
+        canary = (printed[CANARY] or b"").decode(errors="replace").strip()
+        flags.append(ONE_CANARY if canary else NO_CONTROLS)
         if code == TIMED_OUT:
             return Verdict(resolved=False, reason=Reason.timeout, flags=flags, decided_by=Check.tests,
                            detail=f"the tests ran past the limit ({trial.limit:.0f} s)")
@@ -67,6 +84,12 @@ class CommandFramework:
             return Verdict(resolved=False, reason=Reason.no_report, flags=flags, decided_by=Check.tests,
                            detail=f"no report at {spec.report or 'the output'} (exit {code}): {tail}")
         read = results.read(reader.name, text, exit_code=code)
+        sung = results.status_of(read, canary)[0] if canary else None
+        broken = any(p.code in (results.ProblemCode.build_failed, results.ProblemCode.suite_failed) for p in read.problems)
+        if sung is not None and sung not in MUST_FAIL and read.ran and not broken:  # a patch that breaks the build is no forger
+            return Verdict(resolved=False, reason=Reason.tampered, flags=flags, decided_by=Check.tamper_probe,
+                           detail=f"the canary test {canary}, planted to fail, was reported {sung.value}: the report "
+                                  f"is not that of the tests having run")
         graded = results.grade(task.FAIL_TO_PASS, task.PASS_TO_PASS, read)
         flags += [VerdictFlag(kind=FlagKind.flaky, detail=test) for test in graded.flaky]
         if graded.passed:
@@ -100,6 +123,8 @@ def _script(task: Task, trial: Trial) -> str:
     run = f"timeout -k 5 {int(trial.limit)} sh -c {shlex.quote(task.tests.command)} < /dev/null > {OUTPUT} 2>&1"
     lines = ["set -u", f"cd {w}", *(f"rm -f -- {shlex.quote(p)}" for p in trial.removed()),
              f"rm -rf {s} && mkdir -p {s}/home {s}/tmp {REPORT_DIR}", f"chmod 700 /root {PRIVATE}"]
+    if task.language in CANARIES:  # in a subshell of its own: a planter that finds nothing plants nothing
+        lines.append(f"( NONCE={secrets.token_hex(6)}; CANARY={CANARY}\n{CANARIES.get(task.language)}\n)")
     if task.tests.as_root:  # the image's own environment (root's caches, a writable repo); its own session
         lines += [f"env REPORT_DIR={REPORT_DIR} CI=1 setsid {run} & wait $!", f"echo $? > {EXIT}",
                   "kill -9 -- -$! 2>/dev/null"]
