@@ -323,7 +323,8 @@ def test_a_run_however_it_ends_leaves_no_container(tmp_path, docker_client, inte
     """Containers started ahead for verifications, verdicts reused for identical patches (the
     scripted teacher's fixes of a task are alike), attempts saved by the cap, and the run ended by
     itself, by one Ctrl-C (finish what is in flight) or by two (stop now): once the process has
-    exited, no container of its run is on the engine, and none had to be swept up at the end."""
+    exited, no container of its run is on the engine, and (but for two Ctrl-C, which cancel removals
+    under way) none had to be swept up at the end."""
     path = pipeline_file(tmp_path, tasks=4, attempts=4, stop=2, in_flight=6, latency=0.2,
                          profile="{solve: 0.7, give_up: 0.3}")
     run_id = f"ends-{interrupts}"
@@ -340,7 +341,8 @@ def test_a_run_however_it_ends_leaves_no_container(tmp_path, docker_client, inte
     assert proc.returncode == (130 if interrupts else 0), err
     left = docker_client.api.containers(all=True, filters={"label": f"factory.run={run_id}"})
     assert left == [], [(c["State"], c["Labels"].get("factory.attempt")) for c in left]
-    assert "left on the engine" not in out + err
+    if interrupts < 2:  # "stop now" cancels removals under way; the run's end sweeps them and says so
+        assert "left on the engine" not in out + err
     if not interrupts:  # the run went through what the docstring says
         verdicts = [a.verdict for a in store.attempts() if a.verdict]
         assert any(REUSED in v.flags for v in verdicts) and any(v.resolved for v in verdicts)
