@@ -11,7 +11,7 @@ import pytest
 from factory.agent.config import AgentConfig
 from factory.agent.harness import HARNESSES
 from factory.agent.prompts import render_prompts
-from factory.agent.toolchain import REPORT_DIR, shell_setup, agent_test_command, toolchain
+from factory.agent.toolchain import REPORT_DIR, agent_test_command, shell_setup, toolchain
 from factory.errors import UsageError
 from factory.records import Task, TestSpec
 from factory.tasks import load_taskset
