@@ -40,16 +40,18 @@ test: setup docker images lang-images browser registry
 lint: setup
 	$(BIN)/ruff check factory tests bench
 
-# The whole job offline: demo task set, scripted teacher, real sandboxes and verifier, the
-# warehouse and the dataset with its card and plots; then two questions to the warehouse and
-# the report page (runs/$(DEMO_RUN)/report/index.html); last, a check that the run left no container.
-ifndef DEMO_RUN  # expanded once: four commands name the same run
+# The whole job offline: the demo task sets in Python, Go, JavaScript, Java and Rust (their
+# toolchain images first), the scripted teacher, real sandboxes and verifier, the warehouse and the
+# dataset with its card and plots; then three questions to the warehouse and the report page
+# (runs/$(DEMO_RUN)/report/index.html); last, a check that the run left no container.
+ifndef DEMO_RUN  # expanded once: five commands name the same run
 DEMO_RUN := demo-$(shell date +%Y%m%d-%H%M%S)
 endif
 demo: setup docker images lang-images
 	$(BIN)/factory run pipelines/demo.yaml --run-id $(DEMO_RUN)
 	$(BIN)/factory query funnel --db runs/$(DEMO_RUN)/warehouse.duckdb
 	$(BIN)/factory query learnable_tasks --db runs/$(DEMO_RUN)/warehouse.duckdb
+	$(BIN)/factory query pass_rate_by_language --db runs/$(DEMO_RUN)/warehouse.duckdb
 	$(BIN)/factory report $(DEMO_RUN)
 	@left=$$(docker ps -aq --filter label=factory.run=$(DEMO_RUN)); \
 	  if [ -n "$$left" ]; then echo "containers of $(DEMO_RUN) left on the engine: $$left"; exit 1; fi

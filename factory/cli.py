@@ -465,8 +465,9 @@ def print_plan(config: Pipeline, run_id: str | None) -> None:
     t, s = config.tasks, config.sampling
     console.print(f"[bold]pipeline[/] {config.name}  ({config.path})")
     console.print(f"  run id        {run_id or '(new)'}")
-    selection = [f"limit={t.limit}" if t.limit else "", f"shuffle_seed={t.shuffle_seed}" if t.shuffle_seed is not None else ""]
-    console.print(f"  tasks         {escape(t.source)} {escape(f'[{t.format}]')} {' '.join(x for x in selection if x)}")
+    selection = [f"limit={t.limit}" if t.limit else "", f"limit_per_source={t.limit_per_source}" if t.limit_per_source else "",
+                 f"shuffle_seed={t.shuffle_seed}" if t.shuffle_seed is not None else ""]
+    console.print(f"  tasks         {escape(t.named())} {escape(f'[{t.format}]')} {' '.join(x for x in selection if x)}")
     for teacher in config.teachers:
         console.print(f"  teacher       {teacher_label(teacher)}: {teacher.kind} {teacher.model}")
     console.print(
@@ -488,8 +489,7 @@ def print_forecast(config: Pipeline, pilot_run: str | None) -> None:
     from factory.forecast import forecast, forecast_lines, read_pilot
     from factory.runs import RunStore
 
-    source = config.resolve(config.tasks.source)
-    if source.exists():
+    if all(config.resolve(source).exists() for source in config.tasks.sources):
         from factory.tasks import load_tasks
 
         tasks = len(load_tasks(config.tasks, base=config.base).tasks)

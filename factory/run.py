@@ -40,6 +40,7 @@ from factory.sandbox import reap_run, remove_left
 from factory.sandbox.images import ensure_local_images
 from factory.scheduler import RunResult, Scheduler
 from factory.tasks import load_tasks
+from factory.tasks.sources import tasks_by_source
 from factory.teachers import build_teacher
 from factory.warehouse import Warehouse, WarehouseBusy
 
@@ -66,12 +67,13 @@ def load_run_tasks(pipeline: Pipeline) -> tuple[list[Task], int]:
 def _load(pipeline: Pipeline) -> tuple[list[Task], int]:
     report = load_tasks(pipeline.tasks, base=pipeline.base)
     if not report.tasks:
-        raise UsageError(f"no tasks to run from {pipeline.tasks.source} ({len(report.skipped)} skipped)")
+        raise UsageError(f"no tasks to run from {pipeline.tasks.named()} ({len(report.skipped)} skipped)")
     return report.tasks, len(report.skipped)
 
 
 def _ensure_images(pipeline: Pipeline, tasks: list[Task]) -> None:
-    ensure_local_images(pipeline.base / pipeline.tasks.source, tasks)  # built here, never pulled
+    for source, its_tasks in tasks_by_source(pipeline.tasks, tasks):
+        ensure_local_images(pipeline.base / source, its_tasks)  # built here, never pulled
 
 
 async def run_pipeline(
@@ -182,8 +184,8 @@ def build_run(
     meta = CardMeta(
         pretty_name=pipeline.output.pretty_name or pipeline.name,
         license=pipeline.output.license,
-        source_datasets=[] if Path(pipeline.resolve(pipeline.tasks.source)).exists() else [pipeline.tasks.source],
-        task_set=f"{pipeline.tasks.source} ({len(tasks)} tasks used)",
+        source_datasets=[s for s in pipeline.tasks.sources if not Path(pipeline.resolve(s)).exists()],
+        task_set=f"{pipeline.tasks.named()} ({len(tasks)} tasks used)",
         command=store.meta().get("command", ""),
         run_id=store.run_id,
         repo_id=pipeline.output.hub_repo_id,

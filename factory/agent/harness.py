@@ -46,8 +46,8 @@ MINI_TOOLS: list[dict[str, Any]] = [
 
 MINI_SYSTEM = """\
 You are a helpful assistant that can interact with a computer shell to solve programming tasks. \
-You work in a checkout of the repository {repo} at {workdir}, without network access, through \
-one tool: `bash`, which runs a command in a new shell in {workdir} (`cd` and variables do not \
+You work in a checkout of the {language} repository {repo} at {workdir}, without network access \
+(the sandbox has {toolchain}), through one tool: `bash`, which runs a command in a new shell in {workdir} (`cd` and variables do not \
 carry over). Fix the issue by changing the source code; do not change the tests. When you are \
 done, run `echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT` as a command on its own: your changes \
 to the repository, as they are then, are your answer."""
@@ -82,7 +82,7 @@ SWE_AGENT_SYSTEM = "You are a helpful assistant that can interact with a compute
 SWE_AGENT_INSTANCE = """<uploaded_files>
 {workdir}
 </uploaded_files>
-I've uploaded a python code repository in the directory {workdir}. Consider the following PR description:
+I've uploaded a {language} code repository in the directory {workdir}. Consider the following PR description:
 
 <pr_description>
 {problem_statement}
@@ -90,7 +90,7 @@ I've uploaded a python code repository in the directory {workdir}. Consider the 
 
 Can you help me implement the necessary changes to the repository so that the requirements specified in the <pr_description> are met? The tests are already taken care of: do not modify any test files. Make minimal changes to non-test files in {workdir}.
 1. Find and read the code relevant to the PR description.
-2. Write a script that reproduces the problem and run it with `python <filename.py>` through the bash tool.
+2. Write a script that reproduces the problem and run it through the bash tool (the repository's tests run with `{test_command}`).
 3. Edit the source code to resolve it.
 4. Rerun your script to confirm the fix.
 5. Think about edge cases and make sure your fix handles them.

@@ -25,6 +25,7 @@ from factory.agent.config import AgentConfig
 from factory.agent.editor import Editor
 from factory.agent.harness import FACTORY, Harness
 from factory.agent.prompts import render_prompts
+from factory.agent.toolchain import shell_setup
 from factory.agent.tools import BASH, Action, MalformedCall, run_bash, truncate
 from factory.errors import SandboxCrashed, SandboxError, TeacherError
 from factory.protocols import Sandbox, Teacher
@@ -108,7 +109,7 @@ class _Attempt:
         self.cost = 0.0
         self.format_errors = 0
         self.sandbox_died = False
-        self.shell_setup = task.test_cmd  # the task's environment (e.g. conda's testbed) in every shell
+        self.shell_setup = shell_setup(task)  # the task's environment (conda's testbed, REPORT_DIR) in every shell
 
     async def run(self) -> Ending:
         scope = asyncio.timeout(max(self.deadline - time.monotonic(), 0.0))

@@ -1,8 +1,11 @@
 """The system prompt and the first user message, from templates a pipeline may override.
 
-Templates are `str.format` strings with the fields `{problem_statement}`, `{workdir}` and
-`{repo}`; literal braces are written `{{` and `}}`. The defaults suit SWE tasks: fix an
-issue in a Python repository, check the fix, then submit.
+Templates are `str.format` strings with the fields `{problem_statement}`, `{workdir}`, `{repo}`,
+`{language}` (the repo's language as the prompt names it: `Python`, `Go`, `Rust`, ...),
+`{toolchain}` (what the sandbox has for it) and `{test_command}` (what runs the task's tests:
+the task set's own command, pytest for a pytest task; factory/agent/toolchain.py); literal
+braces are written `{{` and `}}`. The defaults suit SWE tasks in any language: fix an issue,
+check the fix with the repository's tests, then submit.
 """
 
 from __future__ import annotations
@@ -10,14 +13,16 @@ from __future__ import annotations
 import string
 
 from factory.agent.config import AgentConfig
+from factory.agent.toolchain import agent_test_command, toolchain
 from factory.errors import UsageError
 from factory.records import Task
 
-FIELDS = ("problem_statement", "workdir", "repo")
+FIELDS = ("problem_statement", "workdir", "repo", "language", "toolchain", "test_command")
 
 SYSTEM_TEMPLATE = """\
-You are a careful software engineer. You work in a checkout of the repository {repo} at \
-{workdir}, inside a sandbox without network access, and you act only through your tools:
+You are a careful software engineer. You work in a checkout of the {language} repository {repo} at \
+{workdir}, inside a sandbox without network access: it has {toolchain}, and nothing can be \
+downloaded or installed. You act only through your tools:
 
 - `bash` runs a command in a fresh shell in {workdir} (`cd` and variables do not carry over \
 between calls; long-running commands are killed at their timeout).
@@ -40,7 +45,7 @@ A way of working that succeeds:
 1. Find and read the code involved.
 2. Reproduce the problem with a short script, and run it.
 3. Edit the source code to fix it.
-4. Rerun your script to confirm the fix, and run the existing tests.
+4. Rerun your script to confirm the fix, and run the existing tests: `{test_command}`.
 5. Think about edge cases and make sure your fix handles them.
 6. Call `submit`."""
 
@@ -70,9 +75,13 @@ def render_prompts(task: Task, workdir: str, config: AgentConfig, system_templat
     instance = config.instance_prompt if config.instance_prompt is not None else instance_template
     check_template(system, "agent.system_prompt")
     check_template(instance, "agent.instance_prompt")
+    chain = toolchain(task.language)
     fields = {
         "problem_statement": task.problem_statement.strip(),
         "workdir": workdir,
         "repo": task.repo,
+        "language": chain.name,
+        "toolchain": chain.tools,
+        "test_command": agent_test_command(task),
     }
     return system.format(**fields), instance.format(**fields)

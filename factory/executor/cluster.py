@@ -43,6 +43,7 @@ from factory.progress import Progress
 from factory.protocols import Sampled, Teacher
 from factory.records import AttemptKey, Exit, Task, Trajectory, Verdict
 from factory.runs import RunStore
+from factory.tasks.sources import tasks_by_source
 
 log = logging.getLogger(__name__)
 GRACE_SECONDS = 60.0
@@ -88,9 +89,10 @@ class RayExecutor:
                     f"executor.resource: no node of the Ray cluster has the resource {pipeline.executor.resource!r}; "
                     f"start the workers with `ray start --address HEAD:PORT --resources "
                     f"'{{\"{pipeline.executor.resource}\": 8}}'`")
-            source = pipeline.resolve(pipeline.tasks.source)
+            tasksets = [(str(folder) if (folder := pipeline.resolve(source)).is_dir() else None, its_tasks)
+                        for source, its_tasks in tasks_by_source(pipeline.tasks, tasks)]
             prepared = await asyncio.gather(*(executor._on(node, prepare_node).remote(
-                store.run_id, str(source) if source.is_dir() else None, tasks) for node in nodes))
+                store.run_id, tasksets) for node in nodes))
         except BaseException:
             ray.shutdown()
             raise

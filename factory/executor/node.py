@@ -76,15 +76,17 @@ def verify_on_node(settings: NodeSettings, task: Task, patch: str) -> Verdict:
     return asyncio.run(verifier.verify(task, patch))
 
 
-def prepare_node(run_id: str, taskset: str | None, tasks: list[Task]) -> tuple[str, int]:
+def prepare_node(run_id: str, tasksets: list[tuple[str | None, list[Task]]]) -> tuple[str, int]:
     """At the start of a run, on each node: remove the containers that dead processes of this run
-    left here, and build the local task set's missing images where this node has its folder."""
+    left here, and build each local task set's missing images where this node has its folder
+    (`tasksets`: each source's folder, None for a Hub source, with its tasks)."""
     from factory.sandbox import reap_run
     from factory.sandbox.images import ensure_local_images
 
     reaped = reap_run(run_id)
-    if taskset is not None and Path(taskset).is_dir():
-        ensure_local_images(Path(taskset), tasks)
+    for taskset, tasks in tasksets:
+        if taskset is not None and Path(taskset).is_dir():
+            ensure_local_images(Path(taskset), tasks)
     return node_id(), reaped
 
 

@@ -34,7 +34,7 @@ from factory.output.attempts import attempt_rows
 from factory.output.card import CardInputs, CardMeta, RenderInfo, build_card
 from factory.output.hub import PushResult, push
 from factory.output.rows import TokenizedRow
-from factory.output.stats import task_stats, teacher_stats, token_stats
+from factory.output.stats import language_stats, task_stats, teacher_stats, token_stats
 from factory.output.validate import CARD, check_card
 from factory.output.writer import DEFAULT_SHARD_BYTES, PLOTS, WrittenDataset, write_dataset
 from factory.records import Attempt, Task
@@ -176,6 +176,7 @@ def build_dataset(
         chain=chain,
         teachers=teacher_stats(attempts, chain.kept),
         tasks=task_stats(attempts, chain.kept),
+        languages=language_stats(attempts, chain.kept, tasks),
         tokens=token_stats(written.rows, written.tokens_exact),
         written=written,
         render=render_info,

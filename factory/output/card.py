@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from factory.filters import ChainResult, FiltersConfig, SecretScanner, drop_meanings
 from factory.output.rows import DATASETS_REQUIREMENT
-from factory.output.stats import TaskStats, TeacherStats, TokenStats
+from factory.output.stats import LanguageStats, TaskStats, TeacherStats, TokenStats
 from factory.output.writer import (
     ATTEMPTS,
     CONFIGS,
@@ -109,6 +109,8 @@ class CardInputs:
     build_command: str | None = None
     plots: Sequence[Plot] = ()
     """The run's plots, drawn into the dataset's plots/ folder (`factory.report`)."""
+    languages: Sequence[LanguageStats] = ()
+    """Per language of the tasks: attempts, pass rate and rows kept."""
 
 
 def _fence(text: str, lang: str = "") -> str:
@@ -287,6 +289,7 @@ _COLUMNS = [
     ("teacher, model, attempt, run_id", "who made the run: teacher name, model id, attempt index in the run"),
     ("harness", "the scaffold the run was made in (its tools and prompts): `factory`, or the agent an import came from"),
     ("scripted", "true when factory's offline scripted teacher made the row (not model behaviour)"),
+    ("language", "the task's programming language, as its task set names it (`python`, `go`, `java`, ...)"),
     ("turns, exit", "assistant turns, and how the run ended (`submitted` for kept rows)"),
     ("patch", "the agent's final diff against the task's start state (what was verified)"),
     ("FAIL_TO_PASS", "the hidden tests the patch had to make pass"),
@@ -381,6 +384,14 @@ def _provenance(inputs: CardInputs) -> str:
         "as in the warehouse's `pass_rate_by_task`.\n",
         _table(["teacher", "model", "attempts", "infra errors", "resolved", "pass rate", "rows kept"], teacher_rows),
     ]
+    if inputs.languages:
+        lines += [
+            "\n### Languages\n",
+            "The language of each row's task (the `language` column), as its task set names it; pass rate as above.\n",
+            _table(["language", "tasks", "attempts", "resolved", "pass rate", "rows kept"],
+                   [(f"`{s.language}`", len(s.tasks), s.attempts, s.resolved, f"{s.pass_rate:.1%}", s.kept)
+                    for s in inputs.languages]),
+        ]
     return "\n".join(lines) + "\n"
 
 

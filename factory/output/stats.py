@@ -1,13 +1,13 @@
-"""The numbers a dataset card reports: pass rates per teacher and token statistics."""
+"""The numbers a dataset card reports: pass rates per teacher and per language, token statistics."""
 
 from __future__ import annotations
 
 import statistics
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from factory.records import Attempt
+from factory.records import Attempt, Task
 
 
 @dataclass
@@ -44,6 +44,41 @@ def teacher_stats(attempts: Iterable[Attempt], kept: Iterable[Attempt]) -> list[
     for attempt in kept:
         stats.setdefault(attempt.key.teacher, TeacherStats(attempt.key.teacher)).kept += 1
     return sorted(stats.values(), key=lambda s: s.teacher)
+
+
+@dataclass
+class LanguageStats:
+    language: str
+    """As the task set names it (`python`, `go`, ...); `unknown` for an attempt whose task is not at hand."""
+    tasks: set[str] = field(default_factory=set)
+    attempts: int = 0
+    infra_errors: int = 0
+    resolved: int = 0
+    kept: int = 0
+
+    @property
+    def pass_rate(self) -> float:
+        """Resolved over graded attempts, as the teachers' pass rate."""
+        graded = self.attempts - self.infra_errors
+        return self.resolved / graded if graded else 0.0
+
+
+def language_stats(attempts: Iterable[Attempt], kept: Iterable[Attempt],
+                   tasks: Mapping[str, Task] | None) -> list[LanguageStats]:
+    def language(attempt: Attempt) -> str:
+        task = (tasks or {}).get(attempt.key.instance_id)
+        return task.language if task is not None else "unknown"
+
+    stats: dict[str, LanguageStats] = {}
+    for attempt in attempts:
+        s = stats.setdefault(language(attempt), LanguageStats(language(attempt)))
+        s.tasks.add(attempt.key.instance_id)
+        s.attempts += 1
+        s.infra_errors += attempt.error_class is not None
+        s.resolved += bool(attempt.verdict and attempt.verdict.resolved)
+    for attempt in kept:
+        stats.setdefault(language(attempt), LanguageStats(language(attempt))).kept += 1
+    return sorted(stats.values(), key=lambda s: s.language)
 
 
 @dataclass

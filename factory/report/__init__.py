@@ -6,7 +6,7 @@
 
 The sections: the funnel with drop reasons, pass rates over tasks with the learnable band,
 attempts, kept rows and cost over time, turns and tokens of kept vs dropped attempts, exit
-reasons, and a per-teacher comparison. matplotlib loads only when something is drawn.
+reasons, a per-teacher comparison, and pass rate and kept rows per language of the tasks. matplotlib loads only when something is drawn.
 See docs/report.md.
 """
 

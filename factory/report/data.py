@@ -52,6 +52,8 @@ def load_run(query: Query, run_id: str) -> RunData:
     harness = query("SELECT 1 FROM information_schema.columns WHERE table_name = 'attempts' "
                     "AND column_name = 'harness'", []).rows
     label = "teacher || ' / ' || coalesce(harness, '-')" if harness else "teacher"
+    language = query("SELECT 1 FROM information_schema.columns WHERE table_name = 'v_attempts' "
+                     "AND column_name = 'language'", []).rows  # a warehouse written before tasks had one
     return RunData(
         run_id=run_id,
         funnel=[Stage(r["stage"], r["remaining"], r["dropped"]) for r in funnel],
@@ -60,4 +62,6 @@ def load_run(query: Query, run_id: str) -> RunData:
         attempts=[AttemptPoint(*row) for row in query(_ATTEMPTS, [run_id]).rows],
         groups=[GroupRow(*row) for row in query(_GROUPS.format(label=label), [run_id]).rows],
         group_by="teacher / harness" if harness else "teacher",
+        languages=[GroupRow(*row) for row in query(_GROUPS.format(label="coalesce(language, '(unknown)')"),
+                                                   [run_id]).rows] if language else [],
     )

@@ -59,7 +59,7 @@ class AttemptPoint:
 
 @dataclass(frozen=True)
 class GroupRow:
-    """One teacher (or teacher and harness) of the run."""
+    """One teacher (or teacher and harness) of the run, or one language of its tasks."""
 
     label: str
     scripted: bool
@@ -94,6 +94,8 @@ class RunData:
     groups: list[GroupRow] = field(default_factory=list)
     group_by: str = "teacher"
     """`teacher`, or `teacher / harness` when the warehouse records a harness."""
+    languages: list[GroupRow] = field(default_factory=list)
+    """The same numbers per language of the tasks (empty for a warehouse that records none)."""
 
     @property
     def scripted(self) -> bool:

@@ -201,8 +201,32 @@ def teachers(data: RunData, folder: Path) -> Plot:
     return Plot("teachers", title, caption, _save(fig, folder, "teachers"))
 
 
+def languages(data: RunData, folder: Path) -> Plot:
+    title = "Per language"
+    caption = ("Per language of the tasks (as their task sets name it): pass rate = resolved / graded attempts; "
+               "kept rows = rows in the dataset, each bar labelled with kept rows / attempts.")
+    if not data.languages:
+        return Plot("languages", title, caption, note="No attempts with a task language recorded for this run yet.")
+    plt = _pyplot()
+    fig, (rates, kept) = plt.subplots(1, 2, figsize=(9, 0.5 * len(data.languages) + 1.8))
+    ys = list(range(len(data.languages)))
+    rates.barh(ys, [g.pass_rate or 0 for g in data.languages], color=BLUE)
+    for y, g in zip(ys, data.languages, strict=True):
+        rates.text(g.pass_rate or 0, y, f" {g.passed}/{g.graded}" if g.graded else " not graded", va="center", fontsize=8)
+    rates.set_yticks(ys, [g.label for g in data.languages])
+    rates.set_xlim(0, 1.25)
+    rates.set_xlabel("pass rate (resolved / graded)")
+    kept.barh(ys, [g.kept for g in data.languages], color=KEPT)
+    for y, g in zip(ys, data.languages, strict=True):
+        kept.text(g.kept, y, f" {g.kept}/{g.attempts}", va="center", fontsize=8)
+    kept.set_yticks(ys, [""] * len(ys))
+    kept.set_xlim(0, max(g.kept for g in data.languages) * 1.4 + 1)
+    kept.set_xlabel("rows kept")
+    return Plot("languages", title, caption, _save(fig, folder, "languages"))
+
+
 SECTIONS: tuple[Callable[[RunData, Path], Plot], ...] = (
-    funnel, pass_rates, over_time, kept_vs_dropped, exit_reasons, teachers,
+    funnel, pass_rates, over_time, kept_vs_dropped, exit_reasons, teachers, languages,
 )
 """The report's sections in page order."""
 

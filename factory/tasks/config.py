@@ -9,8 +9,10 @@ from factory.tasks.formats import names, unknown
 
 
 class TasksConfig(Section):
-    source: str
-    """A task-set folder, a JSONL or Parquet file, or a Hugging Face dataset name."""
+    source: str | list[str]
+    """A task-set folder, a JSONL or Parquet file, or a Hugging Face dataset name; or a list of
+    them, whose tasks run together (a mixed-language run: a Python set beside a Go set, ...). Each
+    source is read with the same selection; an id in two sources is a duplicate."""
     format: str = "auto"
     """Row schema (`factory.tasks.formats`): swesmith, swebench, swebench-v5, swe-rebench-v2,
     multi-swe-bench; `auto` reads each row's format from the fields only that format has."""
@@ -20,6 +22,9 @@ class TasksConfig(Section):
     """Stream a Hugging Face dataset instead of downloading it whole."""
     limit: int | None = Field(default=None, ge=1)
     """Use at most this many tasks (after selection and shuffling)."""
+    limit_per_source: int | None = Field(default=None, ge=1)
+    """Use at most this many tasks of each source (after selection and shuffling), so that every
+    source of a list has its share before `limit` applies to them all."""
     shuffle_seed: int | None = None
     """Shuffle the tasks with this seed before `limit`; None keeps the source order."""
     include_ids: list[str] = Field(default_factory=list)
@@ -32,6 +37,22 @@ class TasksConfig(Section):
     """Fail the load on the first bad row instead of reporting and skipping it."""
     skip_invalid: bool = True
     """Skip tasks that `factory tasks validate` marked broken or flaky."""
+
+    @property
+    def sources(self) -> list[str]:
+        """The sources, one or several, in the order given."""
+        return [self.source] if isinstance(self.source, str) else list(self.source)
+
+    def named(self) -> str:
+        """The sources in words, for messages and the card."""
+        return ", ".join(self.sources)
+
+    @field_validator("source")
+    @classmethod
+    def _some_source(cls, source: str | list[str]) -> str | list[str]:
+        if isinstance(source, list) and (not source or len(set(source)) < len(source)):
+            raise ValueError("a list of sources needs one or more, each once")
+        return source
 
     @field_validator("format")
     @classmethod

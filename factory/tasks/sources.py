@@ -1,7 +1,8 @@
 """Task sources: a task-set folder, a JSONL or Parquet file, or a Hugging Face dataset name.
 
 `load_tasks` reads rows, maps them onto `Task` (rows.py), applies the selection of the
-pipeline, and reports every row it skips with its id and the field at fault.
+pipeline, and reports every row it skips with its id and the field at fault. `tasks.source` may
+list several sources (a mixed-language run): each is read with the same selection, in order.
 """
 
 from __future__ import annotations
@@ -104,18 +105,36 @@ def rows(source: str, *, base: Path | None = None, split: str = "train", streami
 
 
 def load_tasks(config: TasksConfig, *, base: Path | None = None) -> LoadReport:
-    """Tasks of a source after selection; bad rows are skipped and reported (or fatal if strict)."""
-    from factory.tasks.validate import invalid_ids, measured, read_results
-
+    """Tasks of the sources after selection; bad rows are skipped and reported (or fatal if strict)."""
     report = LoadReport()
     seen: set[str] = set()
-    invalid = invalid_ids(config.source, base) if config.skip_invalid else {}
-    results = read_results(config.source, base)
-    for where, row in rows(config.source, base=base, split=config.split, streaming=config.streaming):
+    for source in config.sources:
+        _load_source(config, source, base, report, seen)
+    if config.shuffle_seed is not None:
+        random.Random(config.shuffle_seed).shuffle(report.tasks)
+    if config.limit:
+        report.tasks = report.tasks[: config.limit]
+    return report
+
+
+def tasks_by_source(config: TasksConfig, tasks: list[Task]) -> list[tuple[str, list[Task]]]:
+    """Each of the config's sources with its tasks (a task's `source` is `<format>:<source>`,
+    rows.py), for what is done per source: building a local task set's images."""
+    return [(s, [t for t in tasks if t.source.partition(":")[2] == s]) for s in config.sources]
+
+
+def _load_source(config: TasksConfig, source: str, base: Path | None, report: LoadReport, seen: set[str]) -> None:
+    from factory.tasks.validate import invalid_ids, measured, read_results
+
+    mine: list[Task] = []
+    one_limit = config.limit_per_source or (config.limit if len(config.sources) == 1 else None)
+    invalid = invalid_ids(source, base) if config.skip_invalid else {}
+    results = read_results(source, base)
+    for where, row in rows(source, base=base, split=config.split, streaming=config.streaming):
         if not _selected(row, config):
             continue
         try:
-            task = task_from_row(row, config.format, source=config.source, test_cmd=config.test_cmd)
+            task = task_from_row(row, config.format, source=source, test_cmd=config.test_cmd)
             if task.instance_id in seen:
                 raise BadRow(task.instance_id, "instance_id", "duplicate id")
             if task.instance_id in invalid:
@@ -127,14 +146,14 @@ def load_tasks(config: TasksConfig, *, base: Path | None = None) -> LoadReport:
             report.skipped.append(bad)
             continue
         seen.add(task.instance_id)
-        report.tasks.append(task)
-        if config.limit and config.shuffle_seed is None and len(report.tasks) >= config.limit:
-            break
-    if config.shuffle_seed is not None:
-        random.Random(config.shuffle_seed).shuffle(report.tasks)
-    if config.limit:
-        report.tasks = report.tasks[: config.limit]
-    return report
+        mine.append(task)
+        if one_limit and config.shuffle_seed is None and len(mine) >= one_limit:
+            break  # a streamed Hub source is read no further than needed
+    if config.limit_per_source:
+        if config.shuffle_seed is not None:
+            random.Random(f"{config.shuffle_seed}:{source}").shuffle(mine)
+        mine = mine[: config.limit_per_source]
+    report.tasks += mine
 
 
 def _selected(row: dict[str, Any], config: TasksConfig) -> bool:

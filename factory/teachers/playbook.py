@@ -1,7 +1,10 @@
 """A scripted agent's turns: what an agent that knows the task's gold fix does, per outcome.
 
 The scripted teacher (factory/teachers/scripted.py) plays these turns back through the real
-tools; everything here is a pure function of the task, the outcome and a seeded `Random`.
+tools; everything here is a pure function of the task, the outcome and a seeded `Random`. It acts
+in the task's language (factory/agent/toolchain.py): it finds and greps that language's files,
+reads the definition around the fix, and checks with the task's own test command (pytest for a
+pytest task, `go test -json ./...`, cargo, a task set's run script, ... for a `command` task).
 
     explore (ls, grep, view; maybe reproduce, run the tests) ─► per outcome:
       solve         a correct fix (gold, or one of the task's alt_fixes) by str_replace ─► check ─► submit
@@ -23,6 +26,7 @@ from itertools import count
 from typing import Any
 
 from factory.agent.replay import Hunk, hunk_call, parse_patch
+from factory.agent.toolchain import Toolchain, agent_test_command, toolchain
 from factory.records import Task
 
 
@@ -48,9 +52,18 @@ _TWEAKS = [
     (" != ", " == "), (" + 1", " - 1"), (" - 1", " + 1"), (" and ", " or "), (" or ", " and "),
     ("is not None", "is None"), ("is None", "is not None"), ("True", "False"), ("False", "True"),
 ]
+# The same for a language with C's operators (Go, JavaScript, Java, Rust): && and ||, true and false.
+_C_TWEAKS = [
+    *_TWEAKS[:8], (" && ", " || "), (" || ", " && "), ("true", "false"), ("false", "true"),
+    (" != nil", " == nil"), (" == nil", " != nil"), (" === ", " !== "), (" !== ", " === "),
+]
 _KEYWORDS = {
     "self", "return", "None", "True", "False", "elif", "else", "raise", "import", "from",
     "isinstance", "lambda", "with", "while", "pass",
+}
+_C_KEYWORDS = {
+    "func", "function", "const", "this", "public", "private", "protected", "static", "final", "struct",
+    "impl", "match", "String", "null", "true", "false", "else", "return", "throw", "type", "void",
 }
 # fmt: on
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
@@ -62,6 +75,8 @@ class Plan:
     def __init__(self, task: Task, outcome: Outcome, rng: random.Random, parallel: float, fix: str | None = None):
         """`fix`: the correct fix it knows, the task's gold patch or one of its `alt_fixes`."""
         self.task, self.outcome, self.rng, self.parallel = task, outcome, rng, parallel
+        self.chain = toolchain(task.language)
+        self.python = task.tests.framework == "pytest"
         workdir = task.workdir.rstrip("/")
         changes = parse_patch(fix or task.gold_patch)
         target = next((c for c in changes if c.status == "modified"), None)
@@ -81,13 +96,13 @@ class Plan:
                 self.fix += [
                     ("str_replace_editor", hunk_call(h.trimmed(), path)) for h in change.hunks
                 ]
-        self.symbol = _symbol(self.hunks[0]) if self.hunks else "TODO"
+        self.symbol = _symbol(self.hunks[0], self.chain) if self.hunks else "TODO"
         ticks = re.findall(r"`([A-Za-z_][A-Za-z0-9_.]*)`", task.problem_statement)
         self.words = list(
             dict.fromkeys([self.symbol, *ticks, *_IDENT.findall(task.problem_statement)[:20]])
         )
         code = re.search(r"```python\n(.*?)```", task.problem_statement, re.S)
-        self.repro = code.group(1) if code else None
+        self.repro = code.group(1) if code and self.python else None  # run with python, as a pytest task's repo is
         self.tests = (
             task.FAIL_TO_PASS[0].split("::")[0].rsplit("/", 1)[0] if task.FAIL_TO_PASS else "."
         )
@@ -131,8 +146,10 @@ class Plan:
         )
 
     def explore(self) -> Iterator[Step]:
-        ls = self.rng.choice(["ls", "ls -la", "find . -name '*.py' -not -path './.git/*' | sort"])
-        grep = ("bash", {"command": f"grep -rn \"{self.symbol}\" --include='*.py' ."})
+        ext = self.chain.extensions or ("*",)
+        ls = self.rng.choice(["ls", "ls -la", f"find . -name '*.{ext[0]}' -not -path './.git/*' | sort"])
+        include = " ".join(f"--include='*.{e}'" for e in ext)
+        grep = ("bash", {"command": f"grep -rn \"{self.symbol}\" {include} ."})
         if self.chance(self.parallel):
             yield (
                 "Let me look around the repository and find the code in question.",
@@ -149,7 +166,7 @@ class Plan:
                 [("bash", {"command": f"python - <<'EOF'\n{self.repro}EOF"})],
             )
         if self.chance(0.5):
-            yield ("Let me run the existing tests to see where they stand.", [self.pytest()])
+            yield ("Let me run the existing tests to see where they stand.", [self.run_tests()])
 
     def view(self, hunk: Hunk, shift: int) -> Call:
         start = max(1, hunk.old_start - self.rng.randint(5, 15) + shift)
@@ -159,11 +176,13 @@ class Plan:
             {"command": "view", "path": self.path, "view_range": [start, end]},
         )
 
-    def pytest(self) -> Call:
-        return (
-            "bash",
-            {"command": f"python -m pytest -q {self.tests} 2>&1 | tail -n 15", "timeout": 120},
-        )
+    def run_tests(self) -> Call:
+        """The task's tests: pytest on the fix's test folder, else the task's own command."""
+        if self.python:
+            command = f"python -m pytest -q {self.tests} 2>&1 | tail -n 15"
+        else:
+            command = f"{agent_test_command(self.task)} 2>&1 | tail -n 30"
+        return ("bash", {"command": command, "timeout": 120})
 
     def edit(self, calls: list[Call]) -> Iterator[Step]:
         if len(calls) > 1 and self.chance(self.parallel):
@@ -176,7 +195,7 @@ class Plan:
         calls: list[Call] = []
         if self.repro:
             calls.append(("bash", {"command": f"python - <<'EOF'\n{self.repro}EOF"}))
-        calls.append(self.pytest())
+        calls.append(self.run_tests())
         if self.chance(self.parallel):
             yield ("Let me check the fix.", calls)
         else:
@@ -233,7 +252,8 @@ class Plan:
             if not (tag == "+" and i >= keep)
         ]
         if len(blocks) < 2:
-            undone = _tweak(undone, avoid={text for tag, text in lines if tag != " "})
+            undone = _tweak(undone, avoid={text for tag, text in lines if tag != " "}, comment=self.chain.comment,
+                            tweaks=_C_TWEAKS if self.chain.comment == "//" else _TWEAKS)
         return [
             (
                 "str_replace_editor",
@@ -242,15 +262,17 @@ class Plan:
         ]
 
 
-def _tweak(lines: list[tuple[str, str]], avoid: set[str]) -> list[tuple[str, str]]:
+def _tweak(lines: list[tuple[str, str]], avoid: set[str], comment: str = "#",
+           tweaks: list[tuple[str, str]] = _TWEAKS) -> list[tuple[str, str]]:
     """Change the code line nearest the bug that the real fix leaves alone (changing the buggy
     line itself could fix it); with none to change, add a comment above the bug (a no-op)."""
     bug = next((i for i, (_, text) in enumerate(lines) if text in avoid), 0)
+    skip = (comment, '"', "'", 'r"', *(("/*", "*") if comment == "//" else ()))  # comments and strings
     for i in sorted(range(len(lines)), key=lambda i: abs(i - bug)):
         text = lines[i][1]
-        if text in avoid or not text.strip() or text.lstrip().startswith(("#", '"', "'", 'r"')):
+        if text in avoid or not text.strip() or text.lstrip().startswith(skip):
             continue
-        for pattern, replacement in _TWEAKS:
+        for pattern, replacement in tweaks:
             if pattern in text:
                 return [
                     *lines[:i],
@@ -261,20 +283,21 @@ def _tweak(lines: list[tuple[str, str]], avoid: set[str]) -> list[tuple[str, str
     indent = re.match(r"\s*", lines[bug][1] if lines else "").group(0)
     return [
         *lines[:bug],
-        ("+", f"{indent}# Handle the edge case from the issue report.\n"),
+        ("+", f"{indent}{comment} Handle the edge case from the issue report.\n"),
         *lines[bug:],
     ]
 
 
-def _symbol(hunk: Hunk) -> str:
-    """The name an agent would grep for: the function around the change, else a name in it."""
+def _symbol(hunk: Hunk, chain: Toolchain) -> str:
+    """The name an agent would grep for: the definition around the change, else a name in it."""
     before = []
     for tag, text in hunk.lines:
         if tag != " ":
             break
         before.append(text)
     for text in [*reversed(before), hunk.header]:
-        if match := re.search(r"\b(?:def|class)\s+([A-Za-z_]\w*)", text):
-            return match.group(1)
-    names = [n for n in _IDENT.findall(hunk.side("-+")) if n not in _KEYWORDS]
+        if name := chain.defined_name(text):
+            return name
+    keywords = _KEYWORDS if chain.comment == "#" else _KEYWORDS | _C_KEYWORDS
+    names = [n for n in _IDENT.findall(hunk.side("-+")) if n not in keywords]
     return max(names, key=len) if names else "def "

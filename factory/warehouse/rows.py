@@ -47,6 +47,7 @@ def task_row(run_id: str, task: Task) -> Row:
         "instance_id": task.instance_id,
         "repo": task.repo,
         "source": task.source,
+        "language": task.language,
         "image": task.image,
         "problem_statement": task.problem_statement,
         "fail_to_pass": list(task.FAIL_TO_PASS),

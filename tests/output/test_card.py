@@ -34,10 +34,11 @@ def build(tmp_path, scripted=False, **kwargs):
     kwargs.setdefault("tokenize", fake_tokenize)
     kwargs.setdefault("render_info", RENDER)
     kwargs.setdefault("meta", META)
+    kwargs.setdefault("tasks", TASKS)
     return build_dataset(demo_attempts(scripted=scripted), PIPELINE_YAML, tmp_path / "out",
                          BuildSettings(build_command="factory build demo --per-task 3",
                                        filters=FiltersConfig.model_validate({"dedup": {"by": "patch"}})),
-                         tasks=TASKS, built_at=datetime(2025, 1, 2, 3, 4, tzinfo=UTC), **kwargs)
+                         built_at=datetime(2025, 1, 2, 3, 4, tzinfo=UTC), **kwargs)
 
 
 @pytest.mark.parametrize(
@@ -172,7 +173,7 @@ def test_the_card_shows_the_run_s_plots_and_they_are_in_the_folder(tmp_path):
     links = re.findall(r"!\[([^\]]*)\]\((plots/\w+\.png)\)", card)
     assert [title for title, _ in links] == [
         "Funnel and drop reasons", "Pass rate over tasks", "Attempts, kept rows and cost over time",
-        "Turns and tokens: kept vs dropped", "Exit reasons", "Per teacher / harness"]
+        "Turns and tokens: kept vs dropped", "Exit reasons", "Per teacher / harness", "Per language"]
     assert "## The run at a glance" in card and "resolved / graded attempts" in card
     for _, link in links:
         assert (dataset / link).read_bytes().startswith(b"\x89PNG"), link
@@ -195,3 +196,20 @@ def test_the_card_says_how_many_attempts_early_stop_and_give_up_saved(tmp_path):
     card = build(tmp_path / "some", meta=saved).card.read_text()
     assert ("The run never made 11 attempts it was allowed (`sampling.attempts_per_task` per task and teacher): "
             "7 by early stop (`at_cap`), 4 by give-up (`gave_up`).") in card
+
+
+def test_the_card_and_every_row_carry_the_tasks_language(tmp_path):
+    w1, w2, w3 = TASKS
+    tasks = {**TASKS, w2: TASKS[w2].model_copy(update={"language": "go"})}
+    summary = build(tmp_path, tasks=tasks)
+    card = summary.card.read_text()
+    # widgets-2 (go): a loop (resolved, dropped), a failure, an outage (not graded), a kept solve with a key
+    assert "\n".join([
+        "| language | tasks | attempts | resolved | pass rate | rows kept |",
+        "|---|---|---|---|---|---|",
+        "| `go` | 1 | 4 | 2 | 66.7% | 1 |",
+        "| `python` | 2 | 6 | 6 | 100.0% | 3 |",
+    ]) in card
+    rows = summary.written.rows
+    assert {(r["instance_id"], r["language"]) for r in rows} == {(w1, "python"), (w2, "go")}
+    assert "| `language` |" in card

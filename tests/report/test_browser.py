@@ -16,7 +16,7 @@ from tests.installed import require
 
 CHROMIUM = Path("/usr/bin/chromium")
 TITLES = ["Funnel and drop reasons", "Pass rate over tasks", "Attempts, kept rows and cost over time",
-          "Turns and tokens: kept vs dropped", "Exit reasons", "Per teacher / harness"]
+          "Turns and tokens: kept vs dropped", "Exit reasons", "Per teacher / harness", "Per language"]
 BAR_BLUE = tuple(int(BLUE[i:i + 2], 16) for i in (1, 3, 5))  # the funnel's bars: seen only in the PNGs
 
 

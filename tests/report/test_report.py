@@ -16,7 +16,7 @@ from factory.warehouse import Warehouse
 from tests.warehouse import sample
 
 ROOT = Path(__file__).parent.parent.parent
-SECTIONS = ["funnel", "pass_rates", "over_time", "kept_vs_dropped", "exit_reasons", "teachers"]
+SECTIONS = ["funnel", "pass_rates", "over_time", "kept_vs_dropped", "exit_reasons", "teachers", "languages"]
 
 
 @pytest.fixture(scope="module")
@@ -48,6 +48,7 @@ def test_captions_say_what_each_rate_is_out_of(db, tmp_path):
     assert "cost in USD of the 11 priced attempts ($0.17); 1 unpriced attempt(s) not in it." in found["over_time"]
     assert "of the 12 attempts with a filter decision: 4 kept, 8 dropped" in found["kept_vs_dropped"]
     assert "pass rate = resolved / graded attempts; kept share = kept rows / all attempts" in found["teachers"]
+    assert "Per language of the tasks" in found["languages"] and "kept rows = rows in the dataset" in found["languages"]
 
 
 def test_the_numbers_are_the_warehouse_s_own(db):
@@ -61,6 +62,9 @@ def test_the_numbers_are_the_warehouse_s_own(db):
     a, b = data.groups
     assert (a.label, a.graded, a.passed, a.kept, a.cost_per_kept) == ("A / factory", 6, 3, 2, pytest.approx(0.06))
     assert (b.label, b.graded, b.passed, b.pass_rate, b.unpriced, b.cost_per_kept) == ("B / factory", 5, 3, 0.6, 1, None)
+    # per language, as pass_rate_by_language has them (tests/warehouse/test_queries.py)
+    assert [(g.label, g.attempts, g.graded, g.passed, g.kept) for g in data.languages] == [
+        ("go", 3, 3, 1, 1), ("python", 9, 8, 5, 3)]
     assert {t.instance_id: t.band for t in data.tasks} == {
         "hard": "too_hard", "mid2": "learnable", "mid": "learnable", "easy": "too_easy", "spare": "not_attempted"}
 

@@ -11,6 +11,8 @@ attempt has 2 turns of 100 input + 10 output tokens):
     spare  (recorded, never attempted)
 
 Run r2: task solo, A#0 pass, A#1 fail; no filter decisions yet.
+
+Languages: mid2 is a Go task, solo a Rust one, the rest Python.
 """
 
 from __future__ import annotations
@@ -39,9 +41,13 @@ T0 = datetime(2025, 1, 1, 12, 0, tzinfo=UTC)
 F2P, P2P = "tests/test_x.py::test_fix", "tests/test_x.py::test_old"
 
 
+LANGUAGES = {"mid2": "go", "solo": "rust"}
+
+
 def task(instance_id: str) -> Task:
     return Task(instance_id=instance_id, repo="acme/widgets", problem_statement=f"fix {instance_id}",
-                image=f"img/{instance_id}", FAIL_TO_PASS=[F2P], PASS_TO_PASS=[P2P], source="local:demo")
+                image=f"img/{instance_id}", FAIL_TO_PASS=[F2P], PASS_TO_PASS=[P2P], source="local:demo",
+                language=LANGUAGES.get(instance_id, "python"))
 
 
 def attempt(run_id: str, instance_id: str, teacher: str, index: int, outcome: str, *,

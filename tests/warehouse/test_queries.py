@@ -7,13 +7,13 @@ from pathlib import Path
 import pytest
 
 from factory.filters import FILTER_ORDER, RENDER_STEP
-from factory.warehouse import named_queries, run_query
+from factory.warehouse import Warehouse, named_queries, run_query
 from factory.warehouse.read import only_run
 from tests.warehouse import sample
 
 ROOT = Path(__file__).parents[2]
-NAMES = ["cost_per_kept", "exit_reasons", "funnel", "learnable_tasks", "loop_rate", "pass_rate_by_task",
-         "pass_rate_by_teacher"]
+NAMES = ["cost_per_kept", "exit_reasons", "funnel", "learnable_tasks", "loop_rate", "pass_rate_by_language",
+         "pass_rate_by_task", "pass_rate_by_teacher"]
 
 
 @pytest.fixture(scope="module")
@@ -84,6 +84,26 @@ def test_learnable_tasks(db):
         assert row["p_mixed_64"] == pytest.approx(1 - p**64 - (1 - p) ** 64)
     assert rows[1]["p_mixed_8"] == pytest.approx(0.8998718262)
     assert (rows[0]["source"], rows[0]["image"]) == ("local:demo", "img/mid2")
+    assert [r["language"] for r in rows] == ["go", "python", "rust"]
+
+
+def test_pass_rate_by_language(db):
+    rows = named(db, "pass_rate_by_language")
+    got = [(r["run_id"], r["language"], r["attempts"], r["graded"], r["passed"], r["tasks"], r["tasks_solved"],
+            r["kept"]) for r in rows]
+    # python: easy 2 + hard 3 (one crash, not graded) + mid 4; kept easy A#0, mid A#0 and B#0
+    assert got == [("r1", "go", 3, 3, 1, 1, 1, 1), ("r1", "python", 9, 8, 5, 3, 2, 3), ("r2", "rust", 2, 2, 1, 1, 1, 0)]
+    assert [r["pass_rate"] for r in rows] == pytest.approx([1 / 3, 5 / 8, 1 / 2])
+
+
+def test_v_attempts_carries_the_tasks_language_and_null_before_the_task_is_recorded(db, tmp_path):
+    rows = run_query(db, "SELECT DISTINCT instance_id, language FROM v_attempts ORDER BY instance_id").rows
+    assert rows == [("easy", "python"), ("hard", "python"), ("mid", "python"), ("mid2", "go"), ("solo", "rust")]
+    with Warehouse(tmp_path / "w.duckdb") as wh:
+        wh.start_run("r", "p", "", "")
+        wh.record_attempt(sample.attempt("r", "t", "A", 0, "pass"), started_at=sample.T0, finished_at=sample.T0)
+    [row] = named(tmp_path / "w.duckdb", "pass_rate_by_language")
+    assert (row["language"], row["attempts"]) == ("(unknown)", 1)
 
 
 def test_pass_rate_by_teacher(db):

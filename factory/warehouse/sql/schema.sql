@@ -77,6 +77,9 @@ ALTER TABLE attempts ADD COLUMN IF NOT EXISTS node VARCHAR;
 -- The harness the agent ran in (its tools and prompts): `factory`, or the agent an import came from.
 ALTER TABLE attempts ADD COLUMN IF NOT EXISTS harness VARCHAR;
 
+-- The task's language as its task set names it (python, go, javascript, typescript, java, rust, ...).
+ALTER TABLE tasks ADD COLUMN IF NOT EXISTS language VARCHAR;
+
 -- One row per teacher call. Child tables have no index: the writer deletes an attempt's
 -- rows before inserting them again, in the same transaction.
 CREATE TABLE IF NOT EXISTS turns (
@@ -106,7 +109,7 @@ CREATE TABLE IF NOT EXISTS test_results (
     instance_id   VARCHAR,
     teacher       VARCHAR,
     attempt_index INTEGER,
-    test_id       VARCHAR,  -- pytest node id
+    test_id       VARCHAR,  -- the test's name in its framework: pytest node id, Go TestX/sub, JUnit Class#method, ...
     status        VARCHAR,  -- passed, failed, error, skipped, xfailed, missing
     kind          VARCHAR   -- F2P, P2P, other; NULL while the task is not recorded
 );
@@ -145,10 +148,13 @@ CREATE OR REPLACE VIEW filter_steps AS
 SELECT * FROM (VALUES {funnel_steps})
     AS t(step, filter);
 
--- Attempts with derived columns; the named queries read this.
+-- Attempts with derived columns; the named queries read this. `language` is the task's (NULL
+-- while the task is not recorded).
 CREATE OR REPLACE VIEW v_attempts AS
 SELECT
-    *,
+    attempts.*,
+    (SELECT t.language FROM tasks t
+     WHERE t.run_id = attempts.run_id AND t.instance_id = attempts.instance_id) AS language,
     kept IS NOT NULL AS decided,                   -- a filter decision is recorded
     error_class IS NULL AS graded,                 -- infrastructure failures do not count against a task
     coalesce(resolved, false) AS passed,           -- a graded attempt never verified counts as failed
@@ -167,6 +173,7 @@ SELECT
     run_id,
     instance_id,
     any_value(repo) AS repo,
+    any_value(language) AS language,
     count(*) AS attempts,
     count(*) FILTER (WHERE graded) AS graded,
     count(*) FILTER (WHERE NOT graded) AS infra_errors,

@@ -4,11 +4,13 @@
 -- and one failure and so has a nonzero advantage: 1 - p^G - (1-p)^G, for G = 8 and G = 64,
 -- assuming the student solves it at the teachers' rate and rollouts are independent.
 -- Most useful first. Export: `factory query learnable_tasks --format csv > tasks.csv`
--- (or --format json); `source` and `instance_id` find the task again.
+-- (or --format json); `source` and `instance_id` find the task again, `language` says what it
+-- needs (its image's toolchain and test framework).
 SELECT
     p.run_id,
     p.instance_id,
     p.repo,
+    p.language,
     t.source,
     t.image,
     p.graded,

@@ -1,0 +1,1 @@
+../../factory/warehouse/sql/queries/pass_rate_by_language.sql
