@@ -63,7 +63,7 @@ class Figures:
     naive: list[float] = field(default_factory=list)
     factory: list[float] = field(default_factory=list)
     unresolved: list[str] = field(default_factory=list)
-    """`task: naive <bool>, factory <reason> <detail>` for every sample where either side did not resolve the gold fix."""
+    """What each side said, for every sample where either did not resolve the gold fix."""
 
     @property
     def naive_ms(self) -> float:
@@ -78,7 +78,14 @@ class Figures:
         return self.factory_ms / self.naive_ms
 
 
-def naive_grade(client: docker.DockerClient, task: Task, patch: str) -> bool:
+@dataclass(frozen=True)
+class Naive:
+    resolved: bool
+    detail: str = ""
+    """Why not, when not resolved."""
+
+
+def naive_grade(client: docker.DockerClient, task: Task, patch: str) -> Naive:
     """The task's framework graded the way a first grader would: apply, run, read."""
     container = client.containers.run(task.image, ["sleep", "600"], detach=True, network_mode="none",
                                       labels=engine.labels("verify-bench", "naive"))
@@ -86,9 +93,9 @@ def naive_grade(client: docker.DockerClient, task: Task, patch: str) -> bool:
         for name, diff in (("start", task.start.bug_patch), ("fix", patch), ("tests", task.test_patch)):
             if diff:
                 container.put_archive("/tmp", _tar(f"{name}.patch", diff.encode()))
-                code, _ = container.exec_run(["git", "apply", f"/tmp/{name}.patch"], workdir=task.workdir)
+                code, out = container.exec_run(["git", "apply", f"/tmp/{name}.patch"], workdir=task.workdir)
                 if code:
-                    return False
+                    return Naive(False, f"the {name} patch does not apply: {out.decode(errors='replace')[-300:]}")
         if task.tests.framework == "pytest":
             return _naive_pytest(container, task)
         return _naive_command(container, task)
@@ -96,7 +103,7 @@ def naive_grade(client: docker.DockerClient, task: Task, patch: str) -> bool:
         container.remove(force=True)
 
 
-def _naive_pytest(container, task: Task) -> bool:
+def _naive_pytest(container, task: Task) -> Naive:
     """Resolved when every FAIL_TO_PASS and PASS_TO_PASS id shows as PASSED in pytest's -rA output."""
     ids = [*task.FAIL_TO_PASS, *task.PASS_TO_PASS]
     prefix = f"{task.test_cmd}; " if task.test_cmd else ""
@@ -104,19 +111,23 @@ def _naive_pytest(container, task: Task) -> bool:
                                  + " ".join(map(shlex.quote, ids))], workdir=task.workdir)
     passed = {line.split(" ", 1)[1].strip() for line in out.decode(errors="replace").splitlines()
               if line.startswith("PASSED ")}
-    return all(i in passed for i in ids)
+    missing = [i for i in ids if i not in passed]
+    return Naive(not missing, f"not PASSED: {', '.join(missing[:5])}" if missing else "")
 
 
-def _naive_command(container, task: Task) -> bool:
+def _naive_command(container, task: Task) -> Naive:
     """The task's command with REPORT_DIR set, its report read by the task's reader and graded."""
     spec = task.tests
+    # one stream, as the command framework has it: the engine keeps no order between stdout and stderr
     code, out = container.exec_run(
-        ["sh", "-c", f"mkdir -p {NAIVE_REPORT_DIR} && exec sh -c \"$0\"", spec.command],
+        ["sh", "-c", f"mkdir -p {NAIVE_REPORT_DIR} && exec sh -c \"$0\" 2>&1", spec.command],
         workdir=task.workdir, environment={"REPORT_DIR": NAIVE_REPORT_DIR})
     if spec.report:
         _, out = container.exec_run(["cat", f"{NAIVE_REPORT_DIR}/{spec.report}"])
     graded = readers.grade(task.FAIL_TO_PASS, task.PASS_TO_PASS, readers.read(spec.results, out, exit_code=code))
-    return graded.passed
+    why = [f"not passed: {', '.join(graded.failing[:5])}"] if graded.failing else []
+    why += [f"{p.code.value}: {p.detail}" for p in graded.problems[:3]]
+    return Naive(graded.passed, "" if graded.passed else "; ".join([f"exit {code}", *why]))
 
 
 def _tar(name: str, data: bytes) -> bytes:
@@ -144,13 +155,14 @@ async def measure(language: str, rounds: int, tasks: int, client: docker.DockerC
     for _ in range(rounds):
         for task in chosen:
             t = time.perf_counter()
-            naive_ok = await asyncio.to_thread(naive_grade, client, task, task.gold_patch)
+            naive = await asyncio.to_thread(naive_grade, client, task, task.gold_patch)
             figures.naive.append(time.perf_counter() - t)
             t = time.perf_counter()
             verdict = await verifier.verify(task, task.gold_patch)
             figures.factory.append(time.perf_counter() - t)
-            if not (naive_ok and verdict.resolved):
-                figures.unresolved.append(f"{task.instance_id}: naive {naive_ok}, factory {verdict.reason} {verdict.detail}")
+            if not (naive.resolved and verdict.resolved):
+                figures.unresolved.append(f"{task.instance_id}: naive {naive.resolved} {naive.detail}, "
+                                          f"factory {verdict.resolved} {verdict.reason} {verdict.detail}")
     return figures
 
 
