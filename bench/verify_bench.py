@@ -14,9 +14,10 @@ same framework, same run.
                    own user, scratch folder, every process killed after), grading
 
 Per language (the demo task sets: Python, Go, JavaScript, Java, Rust), both grade the gold fix of
-the same tasks, alternating, `--rounds` times; the ratio of medians is the verifier's overhead
-over its framework's naive grader (goal: at most 1.5). The figures are printed, as every bench's
-are, and kept in docs/verify.md.
+the same tasks, alternating, `--rounds` times, the naive grader's containers under the verifier's
+limits (memory, CPUs, processes; `--naive-uncapped`: none); the ratio of medians is the
+verifier's overhead over its framework's naive grader (goal: at most 1.5). The figures are
+printed, as every bench's are, and kept in docs/verify.md.
 """
 
 from __future__ import annotations
@@ -85,10 +86,20 @@ class Naive:
     """Why not, when not resolved."""
 
 
-def naive_grade(client: docker.DockerClient, task: Task, patch: str) -> Naive:
-    """The task's framework graded the way a first grader would: apply, run, read."""
+def verifier_limits(verifier: DockerVerifier) -> dict:
+    """The verifier's container limits (memory, CPUs, processes) as docker-py's arguments: given to
+    the naive grader's containers, both sides run on the same share of the machine, and the ratio
+    is the verification's own work, not the CPU quota (1 CPU by default; Go's and Java's
+    compilers use every core they get)."""
+    box, memory = verifier.sandbox_config, verifier.config.memory
+    return {"mem_limit": memory, "memswap_limit": memory, "nano_cpus": int(box.cpus * 1e9), "pids_limit": box.pids_limit}
+
+
+def naive_grade(client: docker.DockerClient, task: Task, patch: str, limits: dict | None = None) -> Naive:
+    """The task's framework graded the way a first grader would: apply, run, read; `limits`:
+    docker-py's resource arguments of its container (none: the whole machine)."""
     container = client.containers.run(task.image, ["sleep", "600"], detach=True, network_mode="none",
-                                      labels=engine.labels("verify-bench", "naive"))
+                                      labels=engine.labels("verify-bench", "naive"), **(limits or {}))
     try:
         for name, diff in (("start", task.start.bug_patch), ("fix", patch), ("tests", task.test_patch)):
             if diff:
@@ -148,14 +159,16 @@ def demo_tasks(language: str, tasks: int) -> list[Task]:
 
 
 async def measure(language: str, rounds: int, tasks: int, client: docker.DockerClient,
-                  verifier: DockerVerifier) -> Figures:
-    """Both graders on the gold fix of the language's first `tasks` demo tasks, alternating, `rounds` times."""
+                  verifier: DockerVerifier, *, capped: bool = True) -> Figures:
+    """Both graders on the gold fix of the language's first `tasks` demo tasks, alternating,
+    `rounds` times; `capped`: the naive grader's containers get the verifier's limits."""
+    limits = verifier_limits(verifier) if capped else None
     chosen = demo_tasks(language, tasks)
     figures = Figures(language, chosen[0].tests.framework, len(chosen), rounds)
     for _ in range(rounds):
         for task in chosen:
             t = time.perf_counter()
-            naive = await asyncio.to_thread(naive_grade, client, task, task.gold_patch)
+            naive = await asyncio.to_thread(naive_grade, client, task, task.gold_patch, limits)
             figures.naive.append(time.perf_counter() - t)
             t = time.perf_counter()
             verdict = await verifier.verify(task, task.gold_patch)
@@ -166,8 +179,9 @@ async def measure(language: str, rounds: int, tasks: int, client: docker.DockerC
     return figures
 
 
-def table(all_figures: list[Figures]) -> str:
-    lines = ["verification per task (gold fix; baseline: a naive grader of the same framework; medians)",
+def table(all_figures: list[Figures], capped: bool = True) -> str:
+    naive = "with the verifier's container limits" if capped else "with the whole machine"
+    lines = [f"verification per task (gold fix; baseline: a naive grader of the same framework, {naive}; medians)",
              f"  {'language':<9}{'framework':<11}{'tasks x rounds':>15}{'naive ms':>10}{'factory ms':>12}{'ratio':>7}"]
     for f in all_figures:
         over = "" if f.ratio <= GOAL else f"  above the goal ({GOAL})"
@@ -178,12 +192,12 @@ def table(all_figures: list[Figures]) -> str:
     return "\n".join(lines)
 
 
-async def main(languages: list[str], rounds: int, tasks: int) -> int:
+async def main(languages: list[str], rounds: int, tasks: int, capped: bool) -> int:
     client = docker.from_env()
     verifier = DockerVerifier(VerifierConfig(), run_id="verify-bench")  # no reuse: every round verifies afresh
     print(f"verify bench: {os.cpu_count()} cores, load average {' '.join(f'{x:.2f}' for x in os.getloadavg())} at start")
-    all_figures = [await measure(language, rounds, tasks, client, verifier) for language in languages]
-    print(table(all_figures))
+    all_figures = [await measure(language, rounds, tasks, client, verifier, capped=capped) for language in languages]
+    print(table(all_figures, capped))
     return 1 if any(f.unresolved for f in all_figures) else 0
 
 
@@ -192,8 +206,10 @@ if __name__ == "__main__":
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--tasks", type=int, default=4, help="tasks per language")
     parser.add_argument("--languages", default=",".join(LANGUAGES), help=f"comma-separated, of {', '.join(LANGUAGES)}")
+    parser.add_argument("--naive-uncapped", action="store_true",
+                        help="the naive grader's containers without the verifier's CPU and memory limits")
     args = parser.parse_args()
     unknown = set(args.languages.split(",")) - set(LANGUAGES)
     if unknown:
         parser.error(f"unknown language(s) {', '.join(sorted(unknown))}; valid: {', '.join(LANGUAGES)}")
-    sys.exit(asyncio.run(main(args.languages.split(","), args.rounds, args.tasks)))
+    sys.exit(asyncio.run(main(args.languages.split(","), args.rounds, args.tasks, not args.naive_uncapped)))
