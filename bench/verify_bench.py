@@ -39,6 +39,7 @@ import docker
 sys.path.insert(0, str(Path(__file__).parent.parent))
 
 from factory.config import VerifierConfig  # noqa: E402
+from factory.errors import UsageError  # noqa: E402
 from factory.records import Task  # noqa: E402
 from factory.sandbox import engine  # noqa: E402
 from factory.sandbox.images import ensure_images  # noqa: E402
@@ -196,9 +197,14 @@ async def main(languages: list[str], rounds: int, tasks: int, capped: bool) -> i
     client = docker.from_env()
     verifier = DockerVerifier(VerifierConfig(), run_id="verify-bench")  # no reuse: every round verifies afresh
     print(f"verify bench: {os.cpu_count()} cores, load average {' '.join(f'{x:.2f}' for x in os.getloadavg())} at start")
-    all_figures = [await measure(language, rounds, tasks, client, verifier, capped=capped) for language in languages]
-    print(table(all_figures, capped))
-    return 1 if any(f.unresolved for f in all_figures) else 0
+    all_figures, missing = [], []
+    for language in languages:
+        try:
+            all_figures.append(await measure(language, rounds, tasks, client, verifier, capped=capped))
+        except UsageError as exc:  # a toolchain image not built: the other languages are still measured
+            missing.append(f"  {language}: not measured: {exc}")
+    print("\n".join([table(all_figures, capped), *missing]))
+    return 1 if missing or any(f.unresolved for f in all_figures) else 0
 
 
 if __name__ == "__main__":
