@@ -56,7 +56,7 @@ demo: setup docker images lang-images
 	@left=$$(docker ps -aq --filter label=factory.run=$(DEMO_RUN)); \
 	  if [ -n "$$left" ]; then echo "containers of $(DEMO_RUN) left on the engine: $$left"; exit 1; fi
 
-bench: setup docker images
+bench: setup docker images lang-images
 	$(BIN)/python bench/run.py
 
 clean:
