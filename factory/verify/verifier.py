@@ -347,12 +347,16 @@ class DockerVerifier:
 
     async def _facts(self, sandbox: DockerSandbox, task: Task, listing: gitread.Listing) -> RepoFacts:
         key = (task.image, task.test_cmd)
-        interpreter = self._interpreters.get(key) or await gitread.probe_interpreter(sandbox, task.test_cmd)
-        if interpreter is None:
-            log.warning("%s: could not ask the test interpreter what it imports; judging shadows by the stdlib", task.image)
-            interpreter = gitread.Interpreter(FALLBACK_IMPORTABLE, ())
-        else:
-            self._interpreters[key] = interpreter
+        interpreter = self._interpreters.get(key)
+        # what the interpreter imports matters to Python code alone; another language's image may have none
+        if interpreter is None and task.language == "python":
+            interpreter = await gitread.probe_interpreter(sandbox, task.test_cmd)
+            if interpreter is None:
+                log.warning("%s: could not ask the test interpreter what it imports; judging shadows by the stdlib",
+                            task.image)
+            else:
+                self._interpreters[key] = interpreter
+        interpreter = interpreter or gitread.Interpreter(FALLBACK_IMPORTABLE, ())
         tests = [nodeid.split("::")[0] for nodeid in (*task.FAIL_TO_PASS, *task.PASS_TO_PASS)]
         dirs = module_dirs(listing.files, interpreter.sys_path, task.workdir, tests)
         return RepoFacts(listing.files, listing.links, interpreter.importable, dirs)
