@@ -153,8 +153,10 @@ def test_a_warehouse_written_before_the_columns_takes_them_on(tmp_path):
     from tests.warehouse.sample import T0, attempt
 
     db = tmp_path / "old.duckdb"
-    with duckdb.connect(str(db)) as con:  # the schema as it was: no ALTER TABLE lines
-        con.execute("\n".join(line for line in schema_sql().splitlines() if not line.startswith("ALTER TABLE")))
+    # the schema as it was: its tables (the views come after them) without the columns added since
+    tables = schema_sql().partition("CREATE OR REPLACE VIEW")[0]
+    with duckdb.connect(str(db)) as con:
+        con.execute("\n".join(line for line in tables.splitlines() if not line.startswith("ALTER TABLE")))
     a = attempt("r1", "t1", "A", 0, "pass")
     a.trajectory.possibly_billed = [PossiblyBilled(turn=1, max_input_tokens=10, max_cost_usd=0.25)]
     wh = Warehouse(db)
