@@ -461,18 +461,27 @@ def _changed(taken):
     return out
 
 
-def _used_builtins():
-    """The builtins this module's code reads (it looks them up as it runs), and the ones it puts there."""
-    names, codes = {"__factory_seen__", "__factory_raises__", "__build_class__"}, []
+def _own_codes():
+    """Every code object of this module's functions, methods and the functions nested in them."""
+    codes = []
     for value in list(globals().values()):
         for fn in [value, *(vars(value).values() if isinstance(value, type) else ())]:
             fn = getattr(fn, "__func__", fn)
-            if isinstance(fn, types.FunctionType):
+            if isinstance(fn, types.FunctionType) and fn.__module__ == __name__:
                 codes.append(fn.__code__)
+    found = set()
     while codes:
         code = codes.pop()
-        names.update(n for n in code.co_names if n in vars(builtins))
+        found.add(code)
         codes.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+    return found
+
+
+def _used_builtins():
+    """The builtins this module's code reads (it looks them up as it runs), and the ones it puts there."""
+    names = {"__factory_seen__", "__factory_raises__", "__build_class__"}
+    for code in _own_codes():
+        names.update(n for n in code.co_names if n in vars(builtins))
     return sorted(names)
 
 
@@ -716,21 +725,6 @@ def pytest_sessionfinish(session, exitstatus):
 _TOUCHED_PATHS = {os.path.realpath(os.path.join(_WORKDIR, p)) for p in _TOUCHED}
 _USED_BUILTINS = _used_builtins()
 _BASE.extend(_take())
-
-
-def _own_codes():
-    codes = []
-    for value in list(globals().values()):
-        for fn in [value, *(vars(value).values() if isinstance(value, type) else ())]:
-            fn = getattr(fn, "__func__", fn)
-            if isinstance(fn, types.FunctionType) and fn.__module__ == __name__:
-                codes.append(fn.__code__)
-    found = set()
-    while codes:
-        code = codes.pop()
-        found.add(code)
-        codes.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
-    return found
 
 
 _OWN_CODES.update(_own_codes())
