@@ -3,32 +3,23 @@
 from __future__ import annotations
 
 import base64
-import importlib.util
 import json
 import re
-import sys
 from pathlib import Path
 
 import pytest
 
 from factory.agent.tools import TOOLS
 from factory.tasks import load_taskset
+from tests.bench_module import load_bench
 
 DEMO = Path(__file__).parent.parent / "pipelines/tasksets/demo"
 MINI_ACTION = r"```mswea_bash_command\s*\n(.*?)\n```"  # LitellmTextbasedModelConfig.action_regex, 2.4.6
 
 
-def _bench():
-    spec = importlib.util.spec_from_file_location("peer_bench", Path(__file__).parent.parent / "bench/peer_bench.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look themselves up there
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def bench():
-    return _bench()
+    return load_bench("peer_bench")
 
 
 def _request(task, turns: int, tools: bool) -> dict:

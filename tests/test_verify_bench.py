@@ -5,29 +5,19 @@ grader (the empty patch does not resolve)."""
 from __future__ import annotations
 
 import asyncio
-import importlib.util
-import sys
-from pathlib import Path
 
 import pytest
 
 from factory.config import VerifierConfig
 from factory.verify import DockerVerifier
+from tests.bench_module import load_bench
 
 pytestmark = pytest.mark.docker
 
 
-def _bench():
-    spec = importlib.util.spec_from_file_location("verify_bench", Path(__file__).parent.parent / "bench/verify_bench.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look themselves up there
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def bench():
-    return _bench()
+    return load_bench("verify_bench")
 
 
 def test_one_language_gives_both_figures_and_both_resolve(bench, docker_client):
