@@ -1,0 +1,1 @@
+"""Copies of hidden tests outside Python, one writer per language (`base.py`)."""
