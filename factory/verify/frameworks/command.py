@@ -1,25 +1,33 @@
 """`command`: any test runner whose report a result reader reads (`go test -json`, jest, JUnit,
 cargo): the task's command runs as the tests' user, and the report is read and graded on the host.
 
-    setup (root): the left-out files put back, the repo root's and read-only, a scratch folder
-                  of the tests' user (home, temp, build caches, REPORT_DIR)
+    readback:     the test files that define the FAIL_TO_PASS tests, and those beside them (`copies/plant.py`)
+    plan (host):  the language's writer copies each FAIL_TO_PASS test with one expected value
+                  changed and renames its original (`copies/base.py`); the plan stays on the host
+    setup (root): the left-out files put back, the copies written in, the repo root's and
+                  read-only, a canary planted, a scratch folder of the tests' user (home, temp,
+                  build caches, REPORT_DIR)
     run:          the command as TEST_UID, stdin empty, its output into a root-owned file, under
                   `timeout`; then every process of TEST_UID is killed, so nothing writes after
     read:         exit status, output and the report file come back in root's output
-                  (`factory.sandbox.printed`) ─► `results.read` ─► `results.grade` ─► Verdict
+                  (`factory.sandbox.printed`) ─► `results.read` ─► canary and copies ─► `results.grade`
 
 What it gives: the verdict reads what the framework's runner wrote (structured first), a test
 the report never names fails, a run with no evidence of tests is not a pass, an exit status
-that contradicts the report is not a pass, and nothing the code under test prints reaches
-root's output. What it does not give (yet): controls and blind checks, so a report written or
-forged by the code under test is believed. Every verdict says so (flag `weak controls`).
+that contradicts the report is not a pass, nothing the code under test prints reaches root's
+output, and a report in which the canary or a copy whose original passed did not fail is
+`tampered`: a forger must tell copies from originals, which differ by one literal, under names
+of the same kind. What it does not give: Python's blind checks, and copies where the writer
+finds no site or the command selects tests by name; the verdict names each (`weak controls`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import random
 import secrets
 import shlex
+from dataclasses import replace
 
 from factory.records import (
     Check,
@@ -36,6 +44,8 @@ from factory.sandbox.printed import print_files, printed_files
 from factory.verify import results
 from factory.verify.frameworks.base import PRIVATE, TEST_UID, Trial
 from factory.verify.frameworks.canary import CANARIES
+from factory.verify.frameworks.copies import plant
+from factory.verify.frameworks.copies.base import Copies
 
 SCRATCH = "/tmp/factory-tests"
 """The tests' user's own folder: home, temp, build caches, and REPORT_DIR."""
@@ -55,13 +65,16 @@ AS_ROOT = VerdictFlag(kind=FlagKind.weak_controls, detail=(
 
 class CommandFramework:
     def readback(self, task: Task, touched: list[str]) -> str:
-        return ":"
+        return plant.readback(task)
 
     async def run(self, trial: Trial) -> Verdict:
         task, sandbox = trial.task, trial.sandbox
         spec = _checked(task)
         reader = results.reader(spec.results)  # an unknown reader fails before anything runs
-        await sandbox.write_files({**trial.restored_files(), f"{PRIVATE}/run.sh": _script(task, trial)}, owner="root")
+        # pure CPU on a few test files: off the event loop, as pytest's planning is
+        copies, weak = await asyncio.to_thread(plant.planned, task, trial.printed, random.SystemRandom())
+        await sandbox.write_files({**trial.restored_files(), **{path: text.encode() for path, text in copies.files.items()},
+                                   f"{PRIVATE}/run.sh": _script(task, trial)}, owner="root")
         report = f"{REPORT_DIR}/{spec.report}" if spec.report else OUTPUT
         # root's command line names nothing of the run (it is readable in /proc while the tests run)
         command = f"sh {PRIVATE}/run.sh; {print_files([EXIT, report, OUTPUT, CANARY], 'run')}"
@@ -75,33 +88,53 @@ class CommandFramework:
         printed = printed_files(result.output, "run", [EXIT, report, OUTPUT, CANARY])
         code, text = _exit_code(printed[EXIT]), printed[report]
         canary = (printed[CANARY] or b"").decode(errors="replace").strip()
-        flags.append(ONE_CANARY if canary else NO_CONTROLS)
+        flags += [weak] if weak else []
+        flags += [] if copies.copies else [ONE_CANARY if canary else NO_CONTROLS]
+
+        def done(**verdict) -> Verdict:
+            return Verdict(flags=flags, controls=len(copies.copies), **verdict)
+
         if code == TIMED_OUT:
-            return Verdict(resolved=False, reason=Reason.timeout, flags=flags, decided_by=Check.tests,
-                           detail=f"the tests ran past the limit ({trial.limit:.0f} s)")
+            return done(resolved=False, reason=Reason.timeout, decided_by=Check.tests,
+                        detail=f"the tests ran past the limit ({trial.limit:.0f} s)")
         if text is None or result.truncated_bytes:
             tail = (printed[OUTPUT] or b"")[-1500:].decode(errors="replace")
-            return Verdict(resolved=False, reason=Reason.no_report, flags=flags, decided_by=Check.tests,
-                           detail=f"no report at {spec.report or 'the output'} (exit {code}): {tail}")
-        read = results.read(reader.name, text, exit_code=code)
+            return done(resolved=False, reason=Reason.no_report, decided_by=Check.tests,
+                        detail=f"no report at {spec.report or 'the output'} (exit {code}): {tail}")
+        read = plant.without_old_names(results.read(reader.name, text, exit_code=code), copies)
         sung = results.status_of(read, canary)[0] if canary else None
         broken = any(p.code in (results.ProblemCode.build_failed, results.ProblemCode.suite_failed) for p in read.problems)
-        if sung is not None and sung not in MUST_FAIL and read.ran and not broken:  # a patch that breaks the build is no forger
-            return Verdict(resolved=False, reason=Reason.tampered, flags=flags, decided_by=Check.tamper_probe,
-                           detail=f"the canary test {canary}, planted to fail, was reported {sung.value}: the report "
-                                  f"is not that of the tests having run")
-        graded = results.grade(task.FAIL_TO_PASS, task.PASS_TO_PASS, read)
+        # a patch that breaks the build leaves tests missing and is no forger; a planted test that passed is
+        missed = (TestStatus.missing,) if broken else ()
+        if sung is not None and sung not in (*MUST_FAIL, *missed) and read.ran:
+            return done(resolved=False, reason=Reason.tampered, decided_by=Check.tamper_probe,
+                        detail=f"the canary test {canary}, planted to fail, was reported {sung.value}: the report "
+                               f"is not that of the tests having run")
+        if read.ran and (forged := plant.tampered(read, copies, excused=missed)):
+            return done(resolved=False, reason=Reason.tampered, decided_by=Check.controls, detail=forged)
+        graded = _graded(task, copies, read)
         flags += [VerdictFlag(kind=FlagKind.flaky, detail=test) for test in graded.flaky]
         if graded.passed:
-            return Verdict(resolved=True, tests=graded.tests, flags=flags, decided_by=Check.tests)
+            return done(resolved=True, tests=graded.tests, decided_by=Check.tests)
         reason = Reason.tests_failed if read.ran else Reason.no_report
         why = [f"{len(graded.failing)} not passed: {', '.join(graded.failing[:5])}"] if graded.failing else []
         why += [f"{p.code.value}: {p.detail}" for p in graded.problems[:3]]
-        return Verdict(resolved=False, reason=reason, tests=graded.tests, flags=flags, decided_by=Check.tests,
-                       detail="; ".join(why)[:2000])
+        return done(resolved=False, reason=reason, tests=graded.tests, decided_by=Check.tests,
+                    detail="; ".join(why)[:2000])
 
 
 TIMED_OUT = 124  # coreutils `timeout`
+
+
+def _graded(task: Task, copies: Copies, read: results.Results) -> results.Grade:
+    """SWE-bench's rule and stricter (`results.grade`) on the ids the tests ran under, told back
+    in the task's own ids."""
+    f2p, p2p = plant.run_ids(copies, task.FAIL_TO_PASS), plant.run_ids(copies, task.PASS_TO_PASS)
+    graded = results.grade(f2p, p2p, read)
+    told = {run: test for test, run in copies.renamed.items()}
+    return replace(graded, tests={told.get(run, run): status for run, status in graded.tests.items()},
+                   failing=tuple(told.get(run, run) for run in graded.failing),
+                   flaky=tuple(told.get(run, run) for run in graded.flaky))
 
 
 def _checked(task: Task) -> TestSpec:
