@@ -153,20 +153,24 @@ def _script(task: Task, trial: Trial) -> str:
         f"GOPATH={s}/go", "GOTOOLCHAIN=local", f"CARGO_TARGET_DIR={s}/target",
         f"CARGO_HOME={s}/cargo", "CARGO_NET_OFFLINE=true", f"npm_config_cache={s}/npm", "CI=1", "LANG=C.UTF-8",
     ])
-    run = f"timeout -k 5 {int(trial.limit)} sh -c {shlex.quote(task.tests.command)} < /dev/null > {OUTPUT} 2>&1"
+    run = f"timeout -k 5 {int(trial.limit)} sh -c {shlex.quote(task.tests.command)} < /dev/null"
     lines = ["set -u", f"cd {w}", *(f"rm -f -- {shlex.quote(p)}" for p in trial.removed()),
              f"rm -rf {s} && mkdir -p {s}/home {s}/tmp {REPORT_DIR}", f"chmod 700 /root {PRIVATE}"]
     if task.language in CANARIES:  # in a subshell of its own: a planter that finds nothing plants nothing
         lines.append(f"( NONCE={secrets.token_hex(6)}; CANARY={CANARY}\n{CANARIES.get(task.language)}\n)")
     if task.tests.as_root:  # the image's own environment (root's caches, a writable repo); its own session
-        lines += [f"env REPORT_DIR={REPORT_DIR} CI=1 setsid {run} & wait $!", f"echo $? > {EXIT}",
+        lines += [f"env REPORT_DIR={REPORT_DIR} CI=1 setsid {run} > {OUTPUT} 2>&1 & wait $!", f"echo $? > {EXIT}",
                   "kill -9 -- -$! 2>/dev/null"]
     else:
         lines += [
             f"chown -R root:root {w} && chmod -R go-w {w}",  # the tests read the repo and change nothing in it
             f"chown -R {TEST_UID}:{TEST_UID} {s}",
-            f"{as_tests} env -i PATH=\"$PATH\" {environment} {run}", f"echo $? > {EXIT}",
+            # the output reaches its file through a pipe root reads: the tests hold only the pipe's
+            # end, so they cannot seek back, truncate or rewrite what was already written
+            f"mkfifo -m 600 {OUTPUT}.pipe", f"cat {OUTPUT}.pipe > {OUTPUT} & reader=$!",
+            f"{as_tests} env -i PATH=\"$PATH\" {environment} {run} > {OUTPUT}.pipe 2>&1", f"echo $? > {EXIT}",
             f"{as_tests} kill -9 -1 2>/dev/null",  # every process of the tests' user: none writes after this
+            "wait $reader",
         ]
     return "\n".join([*lines, "true"]) + "\n"
 

@@ -168,3 +168,43 @@ def draw_name(vocabulary: list[str], make: callable, taken: set[str], rng: rando
     name = make([*rng.sample(pool, min(len(pool), 3)), str(rng.randint(2, 99))])
     taken.add(name)
     return name
+
+
+def twin_numbers(literal: str, count: int, rng: random.Random) -> list[str]:
+    """`count` distinct changes of one number literal, each 2 to 9 away from it, some below and
+    some above where the literal leaves room (never below 0: a sign would not fit an unsigned
+    type). Copies of one test change the same literal, so a reader of the twins sees values
+    around the original, not a centre every copy is one edit from."""
+    if changed_number(literal, random.Random(0)) is None:  # not a literal read here
+        return []
+    match = _INT.fullmatch(literal)
+    if match and not (match[2][:1] in "eE" and match[2][1:].isdigit()):
+        digits, suffix = match[1].replace("_", ""), match[2]
+        base = 16 if digits[:2].lower() == "0x" else 2 if digits[:2].lower() == "0b" else 10
+        value = int(digits, base)
+        ceiling = 2 ** (int(suffix[1:]) - (suffix[0] == "i")) - 1 if suffix[:1] in ("u", "i") and suffix[1:].isdigit() else None
+        render = (lambda v: hex(v) + suffix) if base == 16 else (lambda v: bin(v) + suffix) if base == 2 else (lambda v: f"{v}{suffix}")
+    else:
+        number, suffix = _FLOAT.fullmatch(literal)[1].replace("_", ""), _FLOAT.fullmatch(literal)[2]
+        value, ceiling, render = float(number), None, (lambda v: repr(float(v)) + suffix)
+    below = [value - d for d in range(2, 10) if value - d >= 0]
+    above = [value + d for d in range(2, 10) if ceiling is None or value + d <= ceiling]
+    picked: list = []
+    for side in ([below, above] if rng.random() < 0.5 else [above, below]) * count:
+        if len(picked) < count and side:
+            choice = rng.choice(side)
+            side.remove(choice)
+            picked.append(choice)
+    return [render(v) for v in picked]
+
+
+def twin_strings(body: str, count: int, rng: random.Random) -> list[str]:
+    """`count` distinct changes of one string literal's contents, all at the same character
+    (every twin, the original among them, is one edit from each of the others: no centre)."""
+    plain = [m.start() for m in _WORD_CHAR.finditer(body) if not _escaped(body, m.start())]
+    if not plain:
+        return [body + c for c in rng.sample("bdfhkmqxz", min(count, 9))]
+    at = rng.choice(plain)
+    old = body[at]
+    pool = [c for c in ("0123456789" if old.isdigit() else "abcdefghijklmnopqrstuvwxyz") if c != old.lower()]
+    return [body[:at] + (c.upper() if old.isupper() else c) + body[at + 1:] for c in rng.sample(pool, min(count, len(pool)))]
