@@ -6,6 +6,7 @@ honest failure, not a forgery.
 
 from __future__ import annotations
 
+import random
 import shutil
 import subprocess
 from collections.abc import Callable
@@ -18,6 +19,9 @@ from factory.records import Reason
 from factory.sandbox.images import ensure_images
 from factory.tasks import load_taskset
 from factory.verify import DockerVerifier
+from factory.verify.frameworks.canary import canary_names
+from factory.verify.frameworks.command import NO_CONTROLS
+from factory.verify.frameworks.copies.treesitter import words
 from tests.verify.conftest import git
 
 pytestmark = pytest.mark.docker
@@ -87,3 +91,19 @@ async def test_a_patch_that_breaks_the_build_is_a_failure_not_a_forgery(tmp_path
     patch = patch_of(tmp_path, folder, task, {"constraint.go": lambda text: text + "\nfunc broken( {\n"})
     verdict = await DockerVerifier(VerifierConfig(timeout=300)).verify(task, patch)
     assert not verdict.resolved and verdict.reason in (Reason.tests_failed, Reason.no_report), verdict
+
+
+@pytest.mark.parametrize("taskset", ["demo-go", "demo-rust", "demo-java", "demo-js"])
+async def test_the_gold_fix_resolves_beside_a_canary_named_like_the_tasks_tests(taskset):
+    task, _ = first_task(taskset)
+    verdict = await DockerVerifier(VerifierConfig(timeout=300)).verify(task, task.gold_patch)
+    assert verdict.resolved, verdict
+    assert NO_CONTROLS not in verdict.flags, verdict.flags  # planted, and reported failed
+
+
+def test_a_canary_name_is_drawn_from_the_words_of_the_tasks_tests():
+    task, _ = first_task("demo-go")
+    names = dict(part.split("=", 1) for part in canary_names(task, random.Random(7)).split("; "))
+    vocabulary = set(words([*task.FAIL_TO_PASS, *task.PASS_TO_PASS]))
+    assert set(names["SNAKE"].split("_")) <= vocabulary and names["CAMEL"] == names["SNAKE"].title().replace("_", "")
+    assert names["SNAKE"] != names["SNAKE2"] and "factory" not in names["SNAKE"]

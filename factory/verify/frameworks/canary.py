@@ -5,38 +5,66 @@ of its own next to them, in the task's language, that fails whatever the patch d
 in which that test did not fail is not a report of the tests having run: the code under test
 exited before them (`os.Exit(0)` in an `init`, `process.exit` in a module), printed a runner's
 lines for the tests it knows (`--- PASS: TestX`, `test x ... ok`), or wrote the report itself.
-Its name is drawn anew for every verification and is in no file the agent saw, so a forger must
-look for it while the tests run (#32 hardens that).
+Its name is drawn anew for every verification from the words of the task's own test names, in
+the language's style (`TestCheckRange`, `parse_quoted_lines`, `a range check`), and is in no
+file the agent saw: a forger must look for it while the tests run, and then tell it from the
+hidden tests and their copies (`copies/`), which are named the same way.
 
 Each language's planter is root shell run in the repo before the tests: it finds a test file of
 the repo's, writes the canary beside it in that file's package and style, and writes the name
 the task's reader reports it under to `$CANARY` (nothing when the repo has no test file to stand
-beside: the verdict then says there was no canary).
+beside: the verdict then says there was no canary). `$CAMEL`, `$SNAKE`, `$SNAKE2` and `$TITLE`
+are the drawn name's forms; `canary_names` draws them.
 """
 
 from __future__ import annotations
 
+import random
+import shlex
+
+from factory.records import Task
 from factory.registry import Registry
+from factory.verify.frameworks.copies.treesitter import draw_name, words
 
 CANARIES: Registry[str] = Registry("canary language")
-"""Root shell per language; `$NONCE` is the drawn name, `$CANARY` the file to write the reported name to."""
+"""Root shell per language; the drawn name's forms are in its environment (`canary_names`),
+`$CANARY` is the file to write the reported name to."""
+
+
+def canary_names(task: Task, rng: random.Random) -> str:
+    """Shell assignments of a name drawn from the words of the task's test ids, in each style a
+    planter needs: CAMEL (`CheckRangeValue`), SNAKE and SNAKE2 (`check_range_value`, another for a
+    module), TITLE (`check range value`)."""
+    vocabulary = [w for w in words([*task.FAIL_TO_PASS, *task.PASS_TO_PASS]) if w not in ("test", "tests")]
+    ids = [*task.FAIL_TO_PASS, *task.PASS_TO_PASS]
+    taken = {*(w for test in ids for w in words([test])), *("_".join(words([part])) for test in ids
+                                                            for part in test.replace("::", "/").split("/"))}
+    first = draw_name(vocabulary, lambda ws: "_".join(ws), taken, rng)
+    second = draw_name(vocabulary, lambda ws: "_".join(ws), taken, rng)
+    forms = {"CAMEL": "".join(w.title() for w in first.split("_")), "SNAKE": first, "SNAKE2": second,
+             "TITLE": first.replace("_", " ")}
+    return "; ".join(f"{key}={shlex.quote(value)}" for key, value in forms.items())
+
 
 CANARIES.add("go", r"""
 f=$(find . -name '*_test.go' -not -path './vendor/*' -not -path '*/testdata/*' | sort | head -n 1)
 if [ -n "$f" ]; then
   d=$(dirname "$f"); p=$(sed -n 's/^package \([A-Za-z0-9_]*\).*/\1/p' "$f" | head -n 1)
-  printf 'package %s\n\nimport "testing"\n\nfunc TestFactory%s(t *testing.T) { t.Fatal("a test that must fail") }\n' \
-    "$p" "$NONCE" > "$d/zz_factory_${NONCE}_test.go"
-  echo "TestFactory$NONCE" > "$CANARY"
+  out="$d/${SNAKE}_test.go"
+  if [ ! -e "$out" ] && ! grep -rqs "Test$CAMEL\b" --include='*_test.go' "$d"; then
+    printf 'package %s\n\nimport "testing"\n\nfunc Test%s(t *testing.T) { t.Fatal("a test that must fail") }\n' \
+      "$p" "$CAMEL" > "$out"
+    echo "Test$CAMEL" > "$CANARY"
+  fi
 fi
 """)
 
 CANARIES.add("rust", r"""
 for f in src/lib.rs src/main.rs; do
   if [ -f "$f" ]; then
-    printf '\n#[cfg(test)]\nmod factory_%s {\n    #[test]\n    fn must_fail() {\n        panic!("a test that must fail");\n    }\n}\n' \
-      "$NONCE" >> "$f"
-    echo "factory_$NONCE::must_fail" > "$CANARY"
+    printf '\n#[cfg(test)]\nmod %s {\n    #[test]\n    fn %s() {\n        panic!("a test that must fail");\n    }\n}\n' \
+      "$SNAKE2" "$SNAKE" >> "$f"
+    echo "$SNAKE2::$SNAKE" > "$CANARY"
     break
   fi
 done
@@ -46,12 +74,13 @@ CANARIES.add("java", r"""
 f=$(find . -path '*/test/*' -name '*Test.java' | sort | head -n 1)
 if [ -n "$f" ]; then
   d=$(dirname "$f"); p=$(sed -n 's/^package \([A-Za-z0-9_.]*\).*/\1/p' "$f" | head -n 1)
-  c="FactoryCanary${NONCE}Test"
+  c="${CAMEL}Test"
+  m=$(printf '%s' "$SNAKE2" | awk -F_ '{ printf "%s", $1; for (i = 2; i <= NF; i++) printf "%s", toupper(substr($i, 1, 1)) substr($i, 2) }')
   if grep -q 'org.junit.jupiter' "$f"; then at='@org.junit.jupiter.api.Test'; else at='@org.junit.Test'; fi
   { [ -n "$p" ] && printf 'package %s;\n\n' "$p"
-    printf 'public class %s {\n    %s\n    public void mustFail() {\n        throw new AssertionError("a test that must fail");\n    }\n}\n' "$c" "$at"
-  } > "$d/$c.java"
-  echo "${p:+$p.}$c.mustFail()" > "$CANARY"
+    printf 'public class %s {\n    %s\n    public void %s() {\n        throw new AssertionError("a test that must fail");\n    }\n}\n' "$c" "$at" "$m"
+  } > "$d/$c.java.new"
+  [ -e "$d/$c.java" ] && rm -f "$d/$c.java.new" || { mv "$d/$c.java.new" "$d/$c.java"; echo "${p:+$p.}$c.$m()" > "$CANARY"; }
 fi
 """)
 
@@ -60,9 +89,11 @@ f=$(find . \( -name '*.test.js' -o -name '*.spec.js' -o -path './test/*.js' \) -
 if [ -n "$f" ]; then
   d=$(dirname "$f")
   if grep -q "node:test" "$f"; then head='const { test: it } = require("node:test");'; else head=''; fi
-  printf '%s\nit("factory canary %s", () => { throw new Error("a test that must fail"); });\n' "$head" "$NONCE" \
-    > "$d/factory-canary-$NONCE.test.js"
-  echo "factory canary $NONCE" > "$CANARY"
+  out="$d/$(printf '%s' "$SNAKE" | tr _ -).test.js"
+  if [ ! -e "$out" ]; then
+    printf '%s\nit("%s", () => { throw new Error("a test that must fail"); });\n' "$head" "$TITLE" > "$out"
+    echo "$TITLE" > "$CANARY"
+  fi
 fi
 """
 CANARIES.add("javascript", _JS)

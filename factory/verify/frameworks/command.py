@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-import secrets
 import shlex
 from dataclasses import replace
 
@@ -43,7 +42,7 @@ from factory.sandbox.docker import DIFF_LIMIT
 from factory.sandbox.printed import print_files, printed_files
 from factory.verify import results
 from factory.verify.frameworks.base import PRIVATE, TEST_UID, Trial
-from factory.verify.frameworks.canary import CANARIES
+from factory.verify.frameworks.canary import CANARIES, canary_names
 from factory.verify.frameworks.copies import plant
 from factory.verify.frameworks.copies.base import Copies
 
@@ -157,7 +156,7 @@ def _script(task: Task, trial: Trial) -> str:
     lines = ["set -u", f"cd {w}", *(f"rm -f -- {shlex.quote(p)}" for p in trial.removed()),
              f"rm -rf {s} && mkdir -p {s}/home {s}/tmp {REPORT_DIR}", f"chmod 700 /root {PRIVATE}"]
     if task.language in CANARIES:  # in a subshell of its own: a planter that finds nothing plants nothing
-        lines.append(f"( NONCE={secrets.token_hex(6)}; CANARY={CANARY}\n{CANARIES.get(task.language)}\n)")
+        lines.append(f"( {canary_names(task, random.SystemRandom())}; CANARY={CANARY}\n{CANARIES.get(task.language)}\n)")
     if task.tests.as_root:  # the image's own environment (root's caches, a writable repo); its own session
         lines += [f"env REPORT_DIR={REPORT_DIR} CI=1 setsid {run} > {OUTPUT} 2>&1 & wait $!", f"echo $? > {EXIT}",
                   "kill -9 -- -$! 2>/dev/null"]
