@@ -76,6 +76,8 @@ def shifted(text: str, base: int, edits: Iterable[Edit]) -> str:
 
 
 _INT = re.compile(r"(0[xX][0-9a-fA-F_]+|0[bB][01_]+|0[oO]?[0-7_]+|[0-9][0-9_]*)([a-zA-Z0-9_]*)")
+_BOUNDS = tuple(2 ** bits for bits in (7, 8, 15, 16, 31, 32, 63, 64))
+"""Magnitudes just past an integer type's range (127 + 1, 255 + 1, ...): a changed literal never crosses one."""
 _FLOAT = re.compile(r"([0-9][0-9_]*(?:\.[0-9_]*)?(?:[eE][+-]?[0-9]+)?)([a-zA-Z_]*)")
 
 
@@ -95,6 +97,8 @@ def changed_number(literal: str, rng: random.Random) -> str | None:
             value -= 2 * step  # stays in the suffix's type (255u8 + 2 would not compile)
             if value < 0:
                 return None
+        elif any(value - step <= bound <= value + 1 for bound in _BOUNDS):
+            value -= 2 * step  # an unsuffixed literal typed by context: `want uint8 = 250` + 9 would not compile
         body = hex(value) if base == 16 else bin(value) if base == 2 else str(value)
         return body + suffix
     if match := _FLOAT.fullmatch(literal):
