@@ -197,6 +197,8 @@ def differs(old: str, new: str) -> bool:
 
 def _number(text: str) -> float | int | None:
     t = text.replace("_", "").lower()
+    if len(t) > 1 and t[0] == "0" and t[1].isdigit():
+        return None  # octal in Java and old JavaScript
     try:
         if t.endswith(("l", "n")):  # a Java long, a JavaScript BigInt: exact
             return int(t[:-1], 0)
