@@ -218,10 +218,26 @@ public class GoldenTest {
 """
 
 
-def test_tests_whose_outcome_can_follow_their_name_are_uncopied():
+ORDERED = """\
+package keyed;
+
+import org.junit.jupiter.api.*;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class OrderedTest {
+    static int count;
+
+    @Test @Order(1)
+    void first() { count += 1; assertEquals(1, count); }
+}
+"""
+
+
+def test_tests_whose_outcome_can_follow_their_name_or_their_order_are_uncopied():
     f2p = ["keyed.KeyedTest.readsItsName(TestInfo)", "keyed.KeyedTest.shown()", "keyed.KeyedTest.many(int)",
-           "keyed.KeyedTest.many(int)[1]", "keyed.GoldenTest.matchesItsGoldenFile"]
-    copies = plan({"KeyedTest.java": NAME_KEYED, "GoldenTest.java": GOLDEN}, f2p)
+           "keyed.KeyedTest.many(int)[1]", "keyed.GoldenTest.matchesItsGoldenFile", "keyed.OrderedTest.first()"]
+    copies = plan({"KeyedTest.java": NAME_KEYED, "GoldenTest.java": GOLDEN, "OrderedTest.java": ORDERED}, f2p)
     assert copies.uncopied == f2p and not copies.files and not copies.copies and not copies.renamed
 
 

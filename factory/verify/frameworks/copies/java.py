@@ -15,7 +15,9 @@ Ids are as the JUnit XML reader gives them: `pkg.Outer$Inner.method()`, also wri
 
 Never copied: a test whose outcome can follow its name (`TestInfo`, a `TestName` rule, a
 stack walk, approval files), parameterized/repeated/factory tests (not `@Test`), a method
-with a `@DisplayName`, and a `@Test(expected = ...)` test's body (the statements after the
+with a `@DisplayName`, a method another calls (a rename would not compile), tests of a file
+that orders its tests or keeps one instance per class (a copy run between them could change
+what its neighbours see), and a `@Test(expected = ...)` test's body (the statements after the
 throw never run, so a changed assertion there would pass).
 """
 
@@ -46,10 +48,11 @@ from factory.verify.frameworks.copies.units import (
 
 _EQUALS = ("assertEquals", "assertArrayEquals", "assertSame")
 _ASSERTIONS = ("", "Assertions", "Assert", "org.junit.jupiter.api.Assertions", "org.junit.Assert")
-_NAME_KEYED = {"TestInfo", "TestName", "getMethodName", "getStackTrace", "StackWalker", "Approvals",
-               "toMatchSnapshot", "ExpectedException"}
-"""Identifiers of code whose outcome can follow a test's name (or, `ExpectedException`, that
-ends a test at a throw the writer cannot place)."""
+_UNCOPYABLE = {"TestInfo", "TestName", "getMethodName", "getStackTrace", "StackWalker", "Approvals",
+               "toMatchSnapshot", "ExpectedException", "TestMethodOrder", "FixMethodOrder", "TestInstance"}
+"""Identifiers of code whose outcome can follow a test's name, of a rule that ends a test at a
+throw the writer cannot place (`ExpectedException`), of tests that share state in a set order
+(one instance per class, an ordering): a copy run between them could fail its neighbours."""
 _UNRELATED = ("java.util.concurrent.BrokenBarrierException", "java.util.zip.DataFormatException",
               "java.util.prefs.BackingStoreException", "java.lang.CloneNotSupportedException",
               "java.util.prefs.InvalidPreferencesFormatException")
@@ -92,7 +95,7 @@ def read(files: dict[str, str]) -> Reading:
         units = [u for cls in root.children if cls.type == "class_declaration"
                  for u in _units(path, text.encode(), cls, package, [])]
         taint(units, [(n.start_byte, n.end_byte) for n in walk(root)
-                      if n.type in ("identifier", "type_identifier") and source(n) in _NAME_KEYED], "name-keyed")
+                      if n.type in ("identifier", "type_identifier") and source(n) in _UNCOPYABLE], "name-keyed or ordered")
         taint(units, [(n.start_byte, n.end_byte) for n in walk(root) if n.type == "method_declaration"
                       and source(n.child_by_field_name("name")) in (*_EQUALS, "assertThrows")], "own assertions")
         names = [source(n) for n in walk(root) if n.type == "identifier"]

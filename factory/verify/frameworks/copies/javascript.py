@@ -17,8 +17,9 @@ Ids are as the JavaScript readers give them: the describe titles and the test's 
 ` › ` (jest) or ` > ` (vitest, TAP) or a space (mocha's full title), or the bare title.
 
 Never copied: `.only`/`.skip`/`.todo`/`.each` tests and tests in such describes, tests whose
-title or a describe title is not a plain string, and tests whose outcome can follow their
-name (snapshots, `currentTestName`, `this.test`, a context's `name`).
+title or a describe title is not a plain string, tests whose outcome can follow their name
+(snapshots, `currentTestName`, `this.test`, a context's `name`), and tests that assign a
+variable they do not declare (run twice, they would change what the next tests read).
 """
 
 from __future__ import annotations
@@ -194,8 +195,24 @@ def _unit(path: str, text: bytes, statement: tree_sitter.Node, args: tree_sitter
             unit.why_not = unit.why_not or "context parameter"  # vitest's ({ task }) and the like
         elif param is not None and _reads_name(fn, param):
             unit.why_not = unit.why_not or "reads its name"
+        if _writes_outside(fn):
+            unit.why_not = unit.why_not or "writes shared state"  # a copy would run it twice
         unit.sites = _body_sites(fn.child_by_field_name("body"), param)
     return unit
+
+
+def _writes_outside(fn: tree_sitter.Node) -> bool:
+    """Whether `fn` assigns a variable it does not declare (state the tests after it read)."""
+    declared = {source(n.child_by_field_name("name")) for n in walk(fn)
+                if n.type in ("variable_declarator", "function_declaration")}
+    declared |= {source(n) for n in walk(fn) if n.type == "identifier" and n.parent is not None
+                 and n.parent.type in ("formal_parameters", "required_parameter", "optional_parameter")}
+    for node in walk(fn):
+        target = (node.child_by_field_name("left") if node.type in ("assignment_expression", "augmented_assignment_expression")
+                  else node.child_by_field_name("argument") if node.type == "update_expression" else None)
+        if target is not None and target.type == "identifier" and source(target) not in declared:
+            return True
+    return False
 
 
 def _param_name(node: tree_sitter.Node) -> str | None:
@@ -245,10 +262,13 @@ def _body_sites(body: tree_sitter.Node | None, param: str | None) -> list[Site]:
 
 
 def _may_end(statement: tree_sitter.Node, param: str | None) -> bool:
+    """A `return` of the test itself, or its callback (`done`) used, even in a nested function."""
+    if param is not None and any(n.type == "identifier" and source(n) == param for n in walk(statement)):
+        return True
     stack = [statement]
     while stack:
         node = stack.pop()
-        if node.type == "return_statement" or (param is not None and node.type == "identifier" and source(node) == param):
+        if node.type == "return_statement":
             return True
         if node.type not in ("arrow_function", "function_expression", "function_declaration", "class_body"):
             stack.extend(node.children)
