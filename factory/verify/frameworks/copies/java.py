@@ -8,7 +8,8 @@ changes one expected value:
     assertArrayEquals(new int[]{..})   assertArrayEquals, assertSame (no delta, no message)
     assertThrows(X.class, ...)         X -> an unrelated checked exception of the JDK, when
     @Test(expected = X.class)          the result is not kept (`E e = assertThrows(...)`
-                                       would no longer compile)
+                                       would no longer compile); only in a test with no
+                                       literal site (a reader tells a JDK name from X)
 
 Ids are as the JUnit XML reader gives them: `pkg.Outer$Inner.method()`, also written with
 `.` for `$`, `#` for the last `.`, without `()`, or the bare method.
@@ -30,10 +31,10 @@ import tree_sitter
 from factory.verify.frameworks.copies.base import COPY_WRITERS, Copies
 from factory.verify.frameworks.copies.treesitter import (
     changed_bool,
-    changed_number,
-    changed_string,
     parse,
     source,
+    twin_numbers,
+    twin_strings,
     walk,
 )
 from factory.verify.frameworks.copies.units import (
@@ -218,32 +219,34 @@ def _literal_sites(node: tree_sitter.Node) -> list[Site]:
         operand = node.child_by_field_name("operand")
         return _literal_sites(operand) if operand.type.endswith("_literal") and "string" not in operand.type else []
     if kind in ("decimal_integer_literal", "hex_integer_literal", "binary_integer_literal", "decimal_floating_point_literal"):
-        return [_site(node, lambda text, rng: _changed_java_number(text, rng))]
+        return [_site(node, _java_numbers)]
     if kind == "string_literal":
-        return [_site(node, _changed_java_string)]
+        return [_site(node, _java_strings)]
     if kind == "character_literal":
-        return [_site(node, _changed_char)] if len(source(node)) == 3 and source(node)[1].isascii() \
+        return [_site(node, _chars)] if len(source(node)) == 3 and source(node)[1].isascii() \
             and source(node)[1].isalnum() else []
     if kind in ("true", "false"):
-        return [_site(node, lambda text, rng: changed_bool(text))]
+        return [_site(node, lambda text, count, rng: [changed_bool(text)])]
     return []
 
 
-def _site(node: tree_sitter.Node, change) -> Site:
+def _site(node: tree_sitter.Node, twins) -> Site:
     text = source(node)
-    return Site(node.start_byte, node.end_byte, lambda rng: change(text, rng))
+    return Site(node.start_byte, node.end_byte, lambda count, rng: twins(text, count, rng))
 
 
-def _changed_java_number(text: str, rng: random.Random) -> str | None:
-    new = changed_number(text, rng)
-    if new is None or not differs(text, new):
-        return None
-    if "integer" in _kind_of(new):
-        digits = new.replace("_", "").rstrip("lL")
-        decimal, other = _LIMITS[new[-1:] in "lL"]
-        if int(digits, 0 if digits[:2].lower() in ("0x", "0b") else 10) > (other if digits[:2].lower() in ("0x", "0b") else decimal):
-            return None  # would not be an int (long) literal any more
-    return new
+def _java_numbers(text: str, count: int, rng: random.Random) -> list[str]:
+    return [new for new in twin_numbers(text, count, rng) if differs(text, new) and _fits(new)]
+
+
+def _fits(literal: str) -> bool:
+    """Whether an integer literal still is an int (a long, with `L`); floats always are."""
+    if _kind_of(literal) != "integer":
+        return True
+    digits = literal.replace("_", "").rstrip("lL")
+    radix = digits[:2].lower() in ("0x", "0b")
+    decimal, other = _LIMITS[literal[-1:] in "lL"]
+    return int(digits, 0 if radix else 10) <= (other if radix else decimal)
 
 
 def _kind_of(literal: str) -> str:
@@ -253,13 +256,13 @@ def _kind_of(literal: str) -> str:
     return "float"
 
 
-def _changed_java_string(text: str, rng: random.Random) -> str:
+def _java_strings(text: str, count: int, rng: random.Random) -> list[str]:
     quotes = 3 if text.startswith('"""') else 1
-    return text[:quotes] + changed_string(text[quotes:-quotes], rng) + text[-quotes:]
+    return [text[:quotes] + body + text[-quotes:] for body in twin_strings(text[quotes:-quotes], count, rng)]
 
 
-def _changed_char(text: str, rng: random.Random) -> str:
-    return "'" + changed_string(text[1], rng) + "'"
+def _chars(text: str, count: int, rng: random.Random) -> list[str]:
+    return [f"'{c}'" for c in twin_strings(text[1], count, rng)]
 
 
 def _exception_site(literal: tree_sitter.Node) -> Site:
@@ -267,7 +270,7 @@ def _exception_site(literal: tree_sitter.Node) -> Site:
     kind = literal.named_children[0]
     simple = source(kind).rsplit(".", 1)[-1]
     pool = [e for e in _UNRELATED if e.rsplit(".", 1)[-1] != simple]
-    return Site(kind.start_byte, kind.end_byte, lambda rng: rng.choice(pool))
+    return Site(kind.start_byte, kind.end_byte, lambda count, rng: rng.sample(pool, min(count, len(pool))), plain=False)
 
 
 def _camel(parts: list[str]) -> str:

@@ -32,10 +32,10 @@ import tree_sitter
 from factory.verify.frameworks.copies.base import COPY_WRITERS, Copies
 from factory.verify.frameworks.copies.treesitter import (
     changed_bool,
-    changed_number,
-    changed_string,
     parse,
     source,
+    twin_numbers,
+    twin_strings,
     walk,
 )
 from factory.verify.frameworks.copies.units import (
@@ -330,22 +330,20 @@ def _literal_sites(node: tree_sitter.Node) -> list[Site]:
         return [_string_site(node)] if _title(node) is not None else []
     if kind in ("true", "false"):
         text = source(node)
-        return [Site(node.start_byte, node.end_byte, lambda rng: changed_bool(text))]
+        return [Site(node.start_byte, node.end_byte, lambda count, rng: [changed_bool(text)])]
     return []
 
 
 def _number_site(node: tree_sitter.Node) -> Site:
     text = source(node)
-
-    def change(rng: random.Random) -> str | None:
-        new = changed_number(text, rng)
-        return new if new is not None and differs(text, new) else None
-    return Site(node.start_byte, node.end_byte, change)
+    return Site(node.start_byte, node.end_byte,
+                lambda count, rng: [new for new in twin_numbers(text, count, rng) if differs(text, new)])
 
 
 def _string_site(node: tree_sitter.Node) -> Site:
     text = source(node)
-    return Site(node.start_byte, node.end_byte, lambda rng: text[0] + changed_string(text[1:-1], rng) + text[-1])
+    return Site(node.start_byte, node.end_byte,
+                lambda count, rng: [text[0] + body + text[-1] for body in twin_strings(text[1:-1], count, rng)])
 
 
 _WRITER = COPY_WRITERS.add("javascript", JavaScriptWriter())

@@ -38,8 +38,11 @@ class Site:
 
     start: int
     end: int
-    change: Callable[[random.Random], str | None]
-    """A new text for the bytes, different in value; None when no change is safe."""
+    twins: Callable[[int, random.Random], list[str]]
+    """Up to n distinct new texts for the bytes, each different in value (`treesitter.twin_*`)."""
+    plain: bool = True
+    """False for a change a reader could tell from the original's kind of value (an expected
+    exception swapped for a JDK one): used only where a test has no plain site."""
 
 
 @dataclass
@@ -165,18 +168,13 @@ def plan_units(reading: Reading, files: dict[str, str], f2p: list[str], ids: lis
 
 
 def _changes(unit: Unit, limit: int, rng: random.Random) -> list[tuple[Site, str]]:
-    """Up to `limit` distinct changes, at different sites while there are sites left."""
+    """Up to `limit` changes of one site: copies of a test differ from it and from each other at
+    the same literal, so no twin is the centre the others are one edit from."""
     sites = list(unit.sites)
     rng.shuffle(sites)
-    chosen: list[tuple[Site, str]] = []
-    for _ in range(4):  # rounds: a site changed once per round
-        for site in sites:
-            if len(chosen) >= limit:
-                return chosen
-            new = site.change(rng)
-            if new is not None and (site, new) not in chosen:
-                chosen.append((site, new))
-    return chosen
+    options = [(site, site.twins(limit, rng)) for site in sites] if limit else []
+    best = max(options, key=lambda option: (option[0].plain, len(option[1])), default=None)
+    return [(best[0], new) for new in best[1][:limit]] if best else []
 
 
 def _name(reading: Reading, unit: Unit, every_form: set[str], rng: random.Random) -> str:
