@@ -66,7 +66,8 @@ def planned(task: Task, printed: str, rng: random.Random) -> tuple[Copies, Verdi
     if selects_by_name(task):
         return Copies(), _weak("the test command selects tests by name: copies under new names would not run")
     listing = printed_files(printed, "copy-listing", [LISTING])[LISTING] or b""
-    paths = list(dict.fromkeys(p.decode(errors="surrogateescape") for p in listing.split(b"\0") if p))
+    # as listed, repeats included: the printed files are numbered by their place in the listing
+    paths = [p.decode(errors="surrogateescape") for p in listing.split(b"\0") if p]
     files = {}
     for path, data in printed_files(printed, "copies", paths).items():
         if data is not None and len(files) < MAX_FILES:

@@ -1,0 +1,280 @@
+"""Copies of JUnit 4 and 5 tests (`@Test` methods), for `java` tasks.
+
+A copy is the whole method, annotations included, beside its original in the same class
+(nested classes too), named in lowerCamelCase from the words of the file's test names. It
+changes one expected value:
+
+    assertEquals(LIT, actual)          the expected side of a 2-argument assertEquals,
+    assertArrayEquals(new int[]{..})   assertArrayEquals, assertSame (no delta, no message)
+    assertThrows(X.class, ...)         X -> an unrelated checked exception of the JDK, when
+    @Test(expected = X.class)          the result is not kept (`E e = assertThrows(...)`
+                                       would no longer compile); only in a test with no
+                                       literal site (a reader tells a JDK name from X)
+
+Ids are as the JUnit XML reader gives them: `pkg.Outer$Inner.method()`, also written with
+`.` for `$`, `#` for the last `.`, without `()`, or the bare method.
+
+Never copied: a test whose outcome can follow its name (`TestInfo`, a `TestName` rule, a
+stack walk, approval files), parameterized/repeated/factory tests (not `@Test`), a method
+with a `@DisplayName`, a method another calls (a rename would not compile), tests of a file
+that orders its tests or keeps one instance per class (a copy run between them could change
+what its neighbours see), and a `@Test(expected = ...)` test's body (the statements after the
+throw never run, so a changed assertion there would pass).
+"""
+
+from __future__ import annotations
+
+import random
+
+import tree_sitter
+
+from factory.verify.frameworks.copies.base import COPY_WRITERS, Copies
+from factory.verify.frameworks.copies.treesitter import (
+    changed_bool,
+    parse,
+    source,
+    twin_numbers,
+    twin_strings,
+    walk,
+)
+from factory.verify.frameworks.copies.unitsplan import (
+    Reading,
+    Site,
+    Unit,
+    differs,
+    indent_of,
+    plan_units,
+    taint,
+)
+
+_EQUALS = ("assertEquals", "assertArrayEquals", "assertSame")
+_ASSERTIONS = ("", "Assertions", "Assert", "org.junit.jupiter.api.Assertions", "org.junit.Assert")
+_UNCOPYABLE = {"TestInfo", "TestName", "getMethodName", "getStackTrace", "StackWalker", "Approvals",
+               "toMatchSnapshot", "ExpectedException", "TestMethodOrder", "FixMethodOrder", "TestInstance"}
+"""Identifiers of code whose outcome can follow a test's name, of a rule that ends a test at a
+throw the writer cannot place (`ExpectedException`), of tests that share state in a set order
+(one instance per class, an ordering): a copy run between them could fail its neighbours."""
+_UNRELATED = ("java.util.concurrent.BrokenBarrierException", "java.util.zip.DataFormatException",
+              "java.util.prefs.BackingStoreException", "java.lang.CloneNotSupportedException",
+              "java.util.prefs.InvalidPreferencesFormatException")
+"""Checked exceptions code under test has next to no reason to throw: an expected exception
+swapped for one of these fails for a correct fix."""
+_LIMITS = {False: (2**31 - 1, 2**32 - 1), True: (2**63 - 1, 2**64 - 1)}
+"""The largest int / long literal, (decimal, hex-octal-binary)."""
+
+
+class JavaWriter:
+    globs = ("**/src/test/**/*.java", "**/test/**/*.java", "**/tests/**/*.java", "**/*Test.java",
+             "**/*Tests.java", "**/Test*.java", "**/*IT.java")
+
+    def needle(self, test_id: str) -> str | None:
+        method = _method_of(test_id)
+        return method if method and method.isidentifier() else None
+
+    def plan(self, files: dict[str, str], f2p: list[str], ids: list[str], rng: random.Random) -> Copies:
+        return plan_units(read(files), files, f2p, ids, rng)
+
+
+def _method_of(test_id: str) -> str:
+    bare = test_id.strip()
+    if bare.endswith(")") and "(" in bare:
+        bare = bare[:bare.rindex("(")]
+    return bare.replace("#", ".").rsplit(".", 1)[-1]
+
+
+def read(files: dict[str, str]) -> Reading:
+    reading = Reading(units=[], grammar={}, vocabulary={}, taken=set(), make=_camel,
+                      separator=lambda unit: "\n\n" + unit.indent)
+    for path, text in files.items():
+        if not path.endswith(".java") or (root := parse("java", text)) is None:
+            continue
+        reading.grammar[path] = "java"
+        reading.taken.update(source(n) for n in walk(root) if n.type == "identifier")
+        if not _uses_junit(root):
+            continue
+        package = next((source(c.named_children[0]) for c in root.children if c.type == "package_declaration"), "")
+        units = [u for cls in root.children if cls.type == "class_declaration"
+                 for u in _units(path, text.encode(), cls, package, [])]
+        taint(units, [(n.start_byte, n.end_byte) for n in walk(root)
+                      if n.type in ("identifier", "type_identifier") and source(n) in _UNCOPYABLE], "name-keyed or ordered")
+        taint(units, [(n.start_byte, n.end_byte) for n in walk(root) if n.type == "method_declaration"
+                      and source(n.child_by_field_name("name")) in (*_EQUALS, "assertThrows")], "own assertions")
+        names = [source(n) for n in walk(root) if n.type == "identifier"]
+        for unit in units:
+            if names.count(unit.name) > 1:
+                unit.why_not = unit.why_not or "referenced"  # a rename would break what calls it
+        reading.units += units
+        reading.vocabulary[path] = [u.name for u in units]
+    return reading
+
+
+def _uses_junit(root: tree_sitter.Node) -> bool:
+    return any(n.type == "import_declaration" and "org.junit" in source(n) for n in root.children) or \
+        "org.junit." in source(root)
+
+
+def _units(path: str, text: bytes, cls: tree_sitter.Node, package: str, outer: list[str]):
+    chain = [*outer, source(cls.child_by_field_name("name"))]
+    body = cls.child_by_field_name("body")
+    for member in body.named_children if body else []:
+        if member.type == "class_declaration":
+            yield from _units(path, text, member, package, chain)
+        elif member.type == "method_declaration" and (test := _test_annotation(member)) is not None:
+            yield _unit(path, text, member, test, _classes(package, chain))
+
+
+def _classes(package: str, chain: list[str]) -> list[str]:
+    prefix = f"{package}." if package else ""
+    return list(dict.fromkeys([prefix + "$".join(chain), prefix + ".".join(chain)]))
+
+
+def _annotations(method: tree_sitter.Node) -> list[tree_sitter.Node]:
+    modifiers = next((c for c in method.children if c.type == "modifiers"), None)
+    return [c for c in modifiers.children if c.type in ("annotation", "marker_annotation")] if modifiers else []
+
+
+def _annotation_name(annotation: tree_sitter.Node) -> str:
+    return source(annotation.child_by_field_name("name"))
+
+
+def _test_annotation(method: tree_sitter.Node) -> tree_sitter.Node | None:
+    for annotation in _annotations(method):
+        name = _annotation_name(annotation)
+        if name == "Test" or (name.startswith("org.junit.") and name.endswith(".Test")):
+            return annotation
+    return None
+
+
+def _unit(path: str, text: bytes, method: tree_sitter.Node, test: tree_sitter.Node, classes: list[str]) -> Unit:
+    name = method.child_by_field_name("name")
+
+    def forms(method_name: str) -> list[str]:
+        return [*(f"{c}{sep}{method_name}{call}" for c in classes for sep in (".", "#") for call in ("()", "")),
+                f"{method_name}()", method_name]
+
+    unit = Unit(path=path, start=method.start_byte, end=method.end_byte, name=source(name),
+                name_start=name.start_byte, name_end=name.end_byte, written=str, forms=forms,
+                indent=indent_of(text, method.start_byte))
+    expected = _expected_exception(test)
+    if any(_annotation_name(a).endswith("DisplayName") for a in _annotations(method)):
+        unit.why_not = "display name"
+    elif method.child_by_field_name("parameters").named_child_count:
+        unit.why_not = "parameters"
+    elif expected is not None:
+        unit.sites = [_exception_site(expected)]
+    else:
+        unit.sites = _body_sites(method.child_by_field_name("body"))
+    return unit
+
+
+def _expected_exception(test: tree_sitter.Node) -> tree_sitter.Node | None:
+    """`X.class` of JUnit 4's `@Test(expected = X.class)`."""
+    for pair in walk(test):
+        if pair.type == "element_value_pair" and source(pair.child_by_field_name("key")) == "expected":
+            value = pair.child_by_field_name("value")
+            return value if value is not None and value.type == "class_literal" else None
+    return None
+
+
+def _body_sites(body: tree_sitter.Node | None) -> list[Site]:
+    sites: list[Site] = []
+    for statement in body.named_children if body else []:
+        if _may_return(statement):
+            break  # what follows may never run
+        call = statement.named_children[0] if statement.type == "expression_statement" else None
+        if call is None or call.type != "method_invocation":
+            continue
+        name = source(call.child_by_field_name("name"))
+        target = call.child_by_field_name("object")
+        args = call.child_by_field_name("arguments").named_children
+        if (source(target) if target else "") not in _ASSERTIONS:
+            continue
+        if name in _EQUALS and len(args) == 2:
+            sites += _literal_sites(args[0])
+        elif name == "assertThrows" and len(args) in (2, 3) and args[0].type == "class_literal":
+            sites.append(_exception_site(args[0]))
+    return sites
+
+
+def _may_return(statement: tree_sitter.Node) -> bool:
+    """A `return` of the test itself in `statement` (not one of a lambda or an inner class)."""
+    stack = [statement]
+    while stack:
+        node = stack.pop()
+        if node.type == "return_statement":
+            return True
+        if node.type not in ("lambda_expression", "class_body"):
+            stack.extend(node.children)
+    return False
+
+
+def _literal_sites(node: tree_sitter.Node) -> list[Site]:
+    kind = node.type
+    if kind in ("parenthesized_expression", "array_initializer"):
+        return [s for child in node.named_children for s in _literal_sites(child)]
+    if kind == "array_creation_expression":
+        value = node.child_by_field_name("value")
+        return _literal_sites(value) if value is not None else []
+    if kind == "unary_expression" and source(node.child_by_field_name("operator")) in ("-", "+"):
+        operand = node.child_by_field_name("operand")
+        return _literal_sites(operand) if operand.type.endswith("_literal") and "string" not in operand.type else []
+    if kind in ("decimal_integer_literal", "hex_integer_literal", "binary_integer_literal", "decimal_floating_point_literal"):
+        return [_site(node, _java_numbers)]
+    if kind == "string_literal":
+        return [_site(node, _java_strings)]
+    if kind == "character_literal":
+        return [_site(node, _chars)] if len(source(node)) == 3 and source(node)[1].isascii() \
+            and source(node)[1].isalnum() else []
+    if kind in ("true", "false"):
+        return [_site(node, lambda text, count, rng: [changed_bool(text)])]
+    return []
+
+
+def _site(node: tree_sitter.Node, twins) -> Site:
+    text = source(node)
+    return Site(node.start_byte, node.end_byte, lambda count, rng: twins(text, count, rng))
+
+
+def _java_numbers(text: str, count: int, rng: random.Random) -> list[str]:
+    return [new for new in twin_numbers(text, count, rng) if differs(text, new) and _fits(new)]
+
+
+def _fits(literal: str) -> bool:
+    """Whether an integer literal still is an int (a long, with `L`); floats always are."""
+    if _kind_of(literal) != "integer":
+        return True
+    digits = literal.replace("_", "").rstrip("lL")
+    radix = digits[:2].lower() in ("0x", "0b")
+    decimal, other = _LIMITS[literal[-1:] in "lL"]
+    return int(digits, 0 if radix else 10) <= (other if radix else decimal)
+
+
+def _kind_of(literal: str) -> str:
+    lower = literal.lower()
+    if lower.startswith(("0x", "0b")) or (lower.rstrip("l").replace("_", "").isdigit()):
+        return "integer"
+    return "float"
+
+
+def _java_strings(text: str, count: int, rng: random.Random) -> list[str]:
+    quotes = 3 if text.startswith('"""') else 1
+    return [text[:quotes] + body + text[-quotes:] for body in twin_strings(text[quotes:-quotes], count, rng)]
+
+
+def _chars(text: str, count: int, rng: random.Random) -> list[str]:
+    return [f"'{c}'" for c in twin_strings(text[1], count, rng)]
+
+
+def _exception_site(literal: tree_sitter.Node) -> Site:
+    """The type of `X.class` swapped for an unrelated exception."""
+    kind = literal.named_children[0]
+    simple = source(kind).rsplit(".", 1)[-1]
+    pool = [e for e in _UNRELATED if e.rsplit(".", 1)[-1] != simple]
+    return Site(kind.start_byte, kind.end_byte, lambda count, rng: rng.sample(pool, min(count, len(pool))), plain=False)
+
+
+def _camel(parts: list[str]) -> str:
+    return parts[0].lower() + "".join(p.capitalize() for p in parts[1:])
+
+
+COPY_WRITERS.add("java", JavaWriter())

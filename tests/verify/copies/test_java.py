@@ -1,0 +1,293 @@
+"""The Java copy writer: JUnit 4 and 5 test methods copied with one expected value changed, on
+real-looking test files, and the demo-java task set run for real with its copies planted."""
+
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+
+import pytest
+
+from factory.records import TestStatus
+from factory.tasks import load_taskset
+from factory.verify.frameworks.copies.base import COPY_WRITERS
+from factory.verify.frameworks.copies.treesitter import parse
+from tests.verify.copies.demo_runs import run_with_copies, token_changes, tokens
+
+WRITER = COPY_WRITERS.get("java")
+DEMO = Path(__file__).parents[3] / "pipelines/tasksets/demo-java"
+
+CALC = """\
+package calc;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+
+class CalcTest {
+    private final Calc calc = new Calc();
+
+    @Test
+    void addsTwoNumbers() {
+        int sum = calc.add(2, 3);
+        assertEquals(5, sum);
+        assertEquals("Zürich", calc.city());
+    }
+
+    @Test
+    void dividesByZero() {
+        CalcException e = assertThrows(CalcException.class, () -> calc.divide(1, 0));
+        assertThrows(CalcException.class, () -> calc.divide(2, 0));
+    }
+
+    @Test
+    void keepsThePosition() {
+        CalcException e = assertThrows(CalcException.class, () -> calc.divide(1, 0));
+        assertEquals(0.25, calc.ratio(), 1e-9);
+        assertEquals("ratio", calc.name(), "the message");
+    }
+
+    @Nested
+    class Parsing {
+        @Test
+        void readsHex() {
+            assertArrayEquals(new int[]{0x1F, -2}, calc.digits("1f"));
+        }
+    }
+}
+"""
+
+
+def plan(files: dict[str, str], f2p: list[str], ids: list[str] | None = None, seed: int = 1):
+    return WRITER.plan(files, f2p, [*f2p, *(ids or [])], random.Random(seed))
+
+
+def methods(text: str) -> dict[str, str]:
+    """Method name -> its whole text (annotations included), for every `@Test` method."""
+    found = re.findall(r"(    +@Test[^\n]*\n\s*void (\w+)\(\)[^\n]*\{.*?\n    +\})", text, re.S)
+    return {name: body.strip() for body, name in found}
+
+
+def test_each_copy_is_its_original_with_one_expected_value_changed_under_a_fresh_name():
+    copies = plan({"src/test/java/calc/CalcTest.java": CALC}, ["calc.CalcTest.addsTwoNumbers()"],
+                  ["calc.CalcTest.dividesByZero()"])
+    text = copies.files["src/test/java/calc/CalcTest.java"]
+    new = copies.renamed["calc.CalcTest.addsTwoNumbers()"]
+    assert set(copies.renamed) == {"calc.CalcTest.addsTwoNumbers()"}  # only the copied original moves
+    assert new.startswith("calc.CalcTest.") and new.endswith("()") and new != "calc.CalcTest.addsTwoNumbers()"
+    assert len(copies.copies) == 3 and set(copies.copies.values()) == {"calc.CalcTest.addsTwoNumbers()"}
+    found = methods(text)
+    original = found[new.removeprefix("calc.CalcTest.").removesuffix("()")]
+    assert "addsTwoNumbers" not in text and original == methods(CALC)["addsTwoNumbers"].replace("addsTwoNumbers", new[14:-2])
+    twins = {original}
+    for copy_id in copies.copies:
+        name = copy_id.removeprefix("calc.CalcTest.").removesuffix("()")
+        assert re.fullmatch(r"[a-z]+(?:[A-Z][a-z]+){1,3}\d*", name)
+        diff = token_changes("java", original, found[name])
+        assert diff[0] == (new[14:-2], name) and len(diff) == 2, diff
+        twins.add(found[name].replace(name, new[14:-2]))
+    # every copy changes the same literal (no twin is one edit from all the others): 5 or "Zürich"
+    texts = [tokens("java", twin) for twin in twins]
+    (at,) = {i for i in range(len(texts[0])) if len({t[i] for t in texts}) > 1}
+    assert len(twins) == 4 and tokens("java", original)[at] in ("5", '"Zürich"')
+    assert not copies.uncopied and parse("java", text) is not None
+
+
+def test_copies_sit_beside_their_original_in_the_same_class():
+    copies = plan({"T.java": CALC}, ["calc.CalcTest$Parsing.readsHex()", "calc.CalcTest.Parsing.readsHex()"])
+    text = copies.files["T.java"]
+    nested = text[text.index("class Parsing"):]
+    assert nested.count("@Test") == 4 and text.count("@Test") == 7
+    assert {v for v in copies.copies.values()} == {"calc.CalcTest$Parsing.readsHex()", "calc.CalcTest.Parsing.readsHex()"}
+    assert all(k.startswith("calc.CalcTest$Parsing.") or k.startswith("calc.CalcTest.Parsing.") for k in copies.copies)
+    new = copies.renamed["calc.CalcTest$Parsing.readsHex()"]
+    assert copies.renamed["calc.CalcTest.Parsing.readsHex()"] == new.replace("$", ".")
+    assert nested.count("new int[]{0x1F, -2}") == 1 and len(set(re.findall(r"new int\[\]\{[^}]*\}", nested))) == 4
+
+
+def test_an_expected_exception_becomes_an_unrelated_one_only_where_its_result_is_not_kept():
+    copies = plan({"T.java": CALC}, ["calc.CalcTest.dividesByZero()"])
+    text = copies.files["T.java"]
+    assert text.count("assertThrows(CalcException.class, () -> calc.divide(1, 0))") == 4 + 1
+    swapped = re.findall(r"assertThrows\(([\w.]+)\.class, \(\) -> calc\.divide\(2, 0\)\)", text)
+    assert len(swapped) == 4 and swapped.count("CalcException") == 1 and len(set(swapped)) == 4
+    assert all(s.startswith("java.") for s in swapped if s != "CalcException")
+
+
+def test_no_site_after_a_delta_or_a_message_and_none_in_a_kept_exception_leaves_the_test_uncopied():
+    copies = plan({"T.java": CALC}, ["calc.CalcTest.keepsThePosition()"])
+    assert copies.uncopied == ["calc.CalcTest.keepsThePosition()"] and not copies.files and not copies.renamed
+
+
+JUNIT4 = """\
+package legacy;
+
+import static org.junit.Assert.assertEquals;
+
+import org.junit.Rule;
+import org.junit.Test;
+
+public class LegacyTest {
+    @Test(expected = IllegalArgumentException.class)
+    public void refusesNegatives() {
+        new Parser().parse("-1");
+        assertEquals(1, 2);
+    }
+
+    @Test
+    public void readsOne() {
+        if (System.getenv("SKIP") != null) {
+            return;
+        }
+        assertEquals(1L, new Parser().parse("1"));
+    }
+
+    @Test
+    public void readsTwo() {
+        assertEquals('2', new Parser().first("2"));
+        assertEquals(2147483647, new Parser().parse("max"));
+        assertEquals(1e10f, new Parser().big(), 0f);
+        readsOne();
+    }
+}
+"""
+
+
+def test_junit4_expected_exception_is_the_only_site_of_its_test():
+    copies = plan({"LegacyTest.java": JUNIT4}, ["legacy.LegacyTest#refusesNegatives"])
+    text = copies.files["LegacyTest.java"]
+    assert text.count("assertEquals(1, 2);") == 4  # the body after the throw never runs: never a site
+    assert text.count("expected = IllegalArgumentException.class") == 1
+    assert set(copies.copies.values()) == {"legacy.LegacyTest#refusesNegatives"}
+    assert all("#" in k and not k.endswith(")") for k in (*copies.copies, *copies.renamed.values()))
+
+
+def test_nothing_after_a_return_a_called_test_and_literals_that_would_not_compile_are_left_alone():
+    copies = plan({"LegacyTest.java": JUNIT4}, ["legacy.LegacyTest.readsOne()", "legacy.LegacyTest.readsTwo()"])
+    assert copies.uncopied == ["legacy.LegacyTest.readsOne()"]  # a return comes first, and readsTwo calls it
+    text = copies.files["LegacyTest.java"]
+    # int overflow and a float that rounds back to itself are never written: the char is the one site
+    assert text.count("assertEquals(2147483647,") == 4 and text.count("assertEquals(1e10f,") == 4
+    chars = re.findall(r"assertEquals\('(.)'", text)
+    assert len(chars) == 4 and chars.count("2") == 1 and all(c.isdigit() for c in chars) and len(set(chars)) == 4
+
+
+NAME_KEYED = """\
+package keyed;
+
+import org.junit.jupiter.api.*;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+class KeyedTest {
+    @Test
+    void readsItsName(TestInfo info) {
+        assertEquals("readsItsName()", info.getDisplayName());
+    }
+
+    @Test
+    @DisplayName("a shown name")
+    void shown() {
+        assertEquals(1, 1);
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2})
+    void many(int n) {
+        assertEquals(1, n);
+    }
+}
+"""
+
+GOLDEN = """\
+package keyed;
+
+import org.junit.Rule;
+import org.junit.Test;
+import org.junit.rules.TestName;
+import static org.junit.Assert.assertEquals;
+
+public class GoldenTest {
+    @Rule public TestName name = new TestName();
+
+    @Test
+    public void matchesItsGoldenFile() {
+        assertEquals(Golden.read(name.getMethodName()), "x");
+    }
+}
+"""
+
+
+ORDERED = """\
+package keyed;
+
+import org.junit.jupiter.api.*;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class OrderedTest {
+    static int count;
+
+    @Test @Order(1)
+    void first() { count += 1; assertEquals(1, count); }
+}
+"""
+
+
+def test_tests_whose_outcome_can_follow_their_name_or_their_order_are_uncopied():
+    f2p = ["keyed.KeyedTest.readsItsName(TestInfo)", "keyed.KeyedTest.shown()", "keyed.KeyedTest.many(int)",
+           "keyed.KeyedTest.many(int)[1]", "keyed.GoldenTest.matchesItsGoldenFile", "keyed.OrderedTest.first()"]
+    copies = plan({"KeyedTest.java": NAME_KEYED, "GoldenTest.java": GOLDEN, "OrderedTest.java": ORDERED}, f2p)
+    assert copies.uncopied == f2p and not copies.files and not copies.copies and not copies.renamed
+
+
+def test_a_file_the_grammar_cannot_read_gets_no_copies():
+    broken = CALC.replace("void addsTwoNumbers() {", "void addsTwoNumbers( {")
+    copies = plan({"T.java": broken}, ["calc.CalcTest.addsTwoNumbers()"])
+    assert copies.uncopied == ["calc.CalcTest.addsTwoNumbers()"] and not copies.files
+
+
+def test_new_names_collide_with_nothing_in_the_files_given():
+    # a sibling file that declares every two-word name the vocabulary could make, but a few
+    sibling_names = {f"{a}{b.capitalize()}" for a in ("adds", "two", "numbers", "divides", "by", "zero", "keeps",
+                                                     "the", "position", "reads", "hex")
+                     for b in ("adds", "two", "numbers", "divides", "by", "zero", "keeps", "the", "position", "reads",
+                               "hex") if a != b}
+    sibling = "package calc;\nclass Helpers {\n" + "".join(f"    void {n}() {{}}\n" for n in sorted(sibling_names)) + "}\n"
+    for seed in range(5):
+        copies = plan({"CalcTest.java": CALC, "Helpers.java": sibling}, ["calc.CalcTest.addsTwoNumbers()"], seed=seed)
+        drawn = [k[14:-2] for k in copies.copies] + [copies.renamed["calc.CalcTest.addsTwoNumbers()"][14:-2]]
+        assert len(set(drawn)) == 4 and not set(drawn) & sibling_names, drawn
+        assert not set(drawn) & {"addsTwoNumbers", "dividesByZero", "keepsThePosition", "readsHex", "calc", "add"}
+
+
+def test_copies_stop_at_thirty_per_task():
+    tests = "".join(f"    @Test\n    void checksCase{i}() {{\n        assertEquals({i}, f({i}));\n"
+                    f"        assertEquals(\"v{i}\", g());\n    }}\n\n" for i in range(20))
+    text = f"package p;\nimport org.junit.jupiter.api.Test;\nimport static org.junit.jupiter.api.Assertions.*;\nclass ManyTest {{\n{tests}}}\n"
+    f2p = [f"p.ManyTest.checksCase{i}()" for i in range(20)]
+    copies = plan({"ManyTest.java": text}, f2p)
+    assert len(copies.copies) == 30 and len(copies.uncopied) == 10
+    assert copies.uncopied == f2p[10:]
+
+
+def test_the_needle_is_the_method_name_whatever_the_id_form():
+    for test_id in ("calc.CalcTest.addsTwoNumbers()", "calc.CalcTest#addsTwoNumbers", "calc.CalcTest$Inner.addsTwoNumbers",
+                    "addsTwoNumbers"):
+        assert WRITER.needle(test_id) == "addsTwoNumbers"
+    assert WRITER.needle("calc.CalcTest.many(int)[1]") is None
+
+
+@pytest.mark.docker
+@pytest.mark.parametrize("task", load_taskset(str(DEMO), skip_invalid=False).tasks, ids=lambda t: t.instance_id)
+def test_demo_java_at_the_gold_patch_passes_every_original_and_fails_every_copy(task, tmp_path):
+    run = run_with_copies(task, DEMO, WRITER, tmp_path, seed=len(task.instance_id))
+    assert run.copies.copies and not run.copies.uncopied
+    for test_id in (*task.FAIL_TO_PASS, *task.PASS_TO_PASS):
+        assert run.status(run.copies.renamed.get(test_id, test_id)) == TestStatus.passed, test_id
+    for copy_id in run.copies.copies:
+        assert run.status(copy_id) == TestStatus.failed, copy_id
+    assert run.results.exit_code == 1
