@@ -34,7 +34,7 @@ def readback(task: Task) -> str:
         return ":"
     writer = COPY_WRITERS.get(task.language)
     needles = [writer.needle(test) for test in task.FAIL_TO_PASS]
-    specs = " ".join(shlex.quote(f":(glob){g}") for g in writer.globs)
+    specs = " ".join(shlex.quote(g if g.startswith(":(") else f":(glob){g}") for g in writer.globs)
     all_files, hits = f"{PRIVATE}/copy-all", f"{PRIVATE}/copy-hits"
     if None in needles:  # a test with nothing to look for: every test file may hold it
         find = f"cp {all_files} {hits}"
