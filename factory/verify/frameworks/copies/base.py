@@ -49,7 +49,7 @@ class CopyWriter(Protocol):
     """One language's copies (`COPY_WRITERS`)."""
 
     globs: tuple[str, ...]
-    """Git pathspecs (`:(glob)` magic) of the language's test files, e.g. `**/*_test.go`."""
+    """Globs of the language's test files, as git matches them (`**/*_test.go`; `:(glob)` is added)."""
 
     def needle(self, test_id: str) -> str | None:
         """A fixed string the file that defines `test_id` contains (`grep -F`), e.g.
