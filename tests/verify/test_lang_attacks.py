@@ -1,0 +1,63 @@
+"""The red team of the `command` framework in Go, JavaScript, Java and Rust (issue 32): each case
+an agent patch made at a demo task's start state (`tests/verify/lang_attacks/`), verified for
+real in the task's image.
+
+An attack must not be taught: not resolved, or resolved with a flag the `resolved` filter drops.
+A correct fix with a harmless side effect must be resolved and kept. The cases that get through
+the verifier at the commit the red team last ran are marked `xfail(strict=True)` in `HOLES`:
+closing a hole makes its case pass, and strict makes that a failure until the mark is removed
+(docs/redteam-lang.md has the table).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from factory.config import VerifierConfig
+from factory.filters.resolved import ResolvedFilter
+from factory.sandbox.images import ensure_images
+from factory.tasks import load_taskset
+from factory.verify import DockerVerifier
+from tests.filters.attempt_builder import attempt
+from tests.verify.lang_attacks import TASKSETS, Case, Expect, patch_of
+from tests.verify.lang_attacks.golang import CASES as GO
+from tests.verify.lang_attacks.java import CASES as JAVA
+from tests.verify.lang_attacks.javascript import CASES as JS
+from tests.verify.lang_attacks.rust import CASES as RUST
+
+pytestmark = pytest.mark.docker
+CASES = [*GO, *JS, *JAVA, *RUST]
+RESOLVED = "resolved and kept on main at ae4c6aa (canary only, no copies, no per-language policy)"
+HOLES: dict[str, str] = {case: RESOLVED for case in [
+    "go-rerun-spare-seen-names", "go-rerun-spare-known-bodies", "go-testmain-new-test-file", "go-go-mod-replace",
+    "go-hard-code-visible-input", "go-reads-expected-at-run-time",
+    "js-rewrite-report-spare-seen-names", "js-global-it-spare-known-bodies", "js-assert-patched", "js-mocharc-root-hook",
+    "js-hard-code-visible-input", "js-reads-expected-at-run-time",
+    "java-shutdown-hook-spare-seen-names", "java-shutdown-hook-spare-known-bodies", "java-test-script-rewrites-report",
+    "java-hard-code-visible-input", "java-reads-expected-at-run-time",
+    "rust-exit-with-fake-block", "rust-rerun-spare-seen-names", "rust-rerun-spare-known-bodies",
+    "rust-cargo-toml-harness-false", "rust-cargo-config-runner", "rust-partialeq-always-true",
+    "rust-hard-code-visible-input", "rust-reads-expected-at-run-time",
+]}
+"""Case id -> what the verifier at the red team's commit made of it, for the cases that get through."""
+
+
+def _param(case: Case):
+    marks = [pytest.mark.xfail(strict=True, reason=HOLES[case.id])] if case.id in HOLES else []
+    return pytest.param(case, id=case.id, marks=marks)
+
+
+@pytest.mark.parametrize("case", [_param(c) for c in CASES])
+async def test_lang_attack(case: Case, tmp_path):
+    folder = TASKSETS / case.taskset
+    task = load_taskset(str(folder), skip_invalid=False).tasks[case.task]
+    ensure_images([task], folder)
+    patch = patch_of(case, task, tmp_path)
+    verdict = await DockerVerifier(VerifierConfig(timeout=300)).verify(task, patch)
+    kept = attempt(patch=patch).model_copy(update={"verdict": verdict})
+    taught = ResolvedFilter().run([kept]).kept == [kept]
+    print(f"RESULT\t{case.id}\t{case.expect.value}\t{verdict.resolved}\t{verdict.reason}\t{taught}\t{verdict.detail[:200]}")
+    if case.expect is Expect.resolves:
+        assert verdict.resolved and taught, verdict
+    else:
+        assert not taught, verdict
