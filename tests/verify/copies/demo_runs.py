@@ -17,7 +17,8 @@ from factory.verify.results import read, status_of
 from factory.verify.results.record import Results
 from tests.verify.conftest import git
 
-LEAVES = ("string", "template_string", "string_literal", "character_literal")
+LEAVES = ("string", "template_string", "string_literal", "character_literal", "interpreted_string_literal",
+          "raw_string_literal", "rune_literal", "char_literal")
 """Nodes compared whole: a string is one token however its grammar splits it."""
 
 
@@ -42,8 +43,14 @@ def _ancestors(node):
 def token_changes(grammar: str, original: str, copy: str) -> list[tuple[str, str]]:
     """The tokens where `copy` differs from `original` (same token count asserted)."""
     a, b = tokens(grammar, original), tokens(grammar, copy)
+    return [(a[i], b[i]) for i in changed_at(grammar, original, copy)]
+
+
+def changed_at(grammar: str, original: str, copy: str) -> tuple[int, ...]:
+    """The positions of the tokens where `copy` differs from `original` (same token count asserted)."""
+    a, b = tokens(grammar, original), tokens(grammar, copy)
     assert len(a) == len(b), (original, copy)
-    return [(x, y) for x, y in zip(a, b, strict=True) if x != y]
+    return tuple(i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y)
 
 
 @dataclass

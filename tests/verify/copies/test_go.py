@@ -11,6 +11,7 @@ import pytest
 import factory.verify.frameworks.copies  # noqa: F401  (registers the writers)
 from factory.verify.frameworks.copies.base import COPY_WRITERS
 from factory.verify.frameworks.copies.treesitter import parse
+from tests.verify.copies.demo_runs import changed_at
 from tests.verify.copies.realrun import check, demo_tasks, gold_repo, plant, run
 
 GO = COPY_WRITERS.get("go")
@@ -26,11 +27,6 @@ def funcs(text: str) -> dict[str, str]:
     return {m[1]: m[0].replace(m[1], "NAME", 1) for m in re.finditer(r"(?ms)^func (Test\w*)\(.*?^}", text)}
 
 
-def one_literal_apart(a: str, b: str) -> bool:
-    tokens = [re.findall(r'"[^"]*"|`[^`]*`|\w+|\S', x) for x in (a, b)]
-    return len(tokens[0]) == len(tokens[1]) and sum(x != y for x, y in zip(*tokens, strict=True)) == 1
-
-
 @pytest.mark.parametrize("check_text", [
     'if got := Add(1, 2); got != 3 {\n\t\tt.Errorf("got %d", got)\n\t}',
     'if got := Add(1, 2); 3 != got {\n\t\tt.Fatalf("got %d", got)\n\t}',
@@ -40,7 +36,7 @@ def one_literal_apart(a: str, b: str) -> bool:
     'if got, want := Add(1, 2), 3; got != want {\n\t\tt.Errorf("got %d", got)\n\t}',
     'want := Point{X: 1, Y: -2}\n\tif got := Origin(); got != want {\n\t\tt.Error(got)\n\t}',
 ])
-def test_an_equality_check_at_the_top_of_a_test_gets_three_copies_one_literal_apart(check_text):
+def test_an_equality_check_at_the_top_of_a_test_gets_three_twins_at_one_literal(check_text):
     copies = plan(f"func TestAdd(t *testing.T) {{\n\t{check_text}\n}}\n", ["TestAdd"])
     assert not copies.uncopied and len(copies.copies) == 3
     assert set(copies.copies.values()) == {"TestAdd"}
@@ -49,9 +45,9 @@ def test_an_equality_check_at_the_top_of_a_test_gets_three_copies_one_literal_ap
     found = funcs(text)
     new = copies.renamed["TestAdd"]
     assert set(found) == {new, *copies.copies} and "TestAdd" not in found
-    for copy in copies.copies:
-        assert one_literal_apart(found[copy], found[new]), found[copy]
-    assert len({found[c] for c in copies.copies}) == 3  # three different changes
+    at = {changed_at("go", found[new], found[copy]) for copy in copies.copies}
+    assert len(at) == 1 and len(next(iter(at))) == 1, at  # twins: all change the same literal
+    assert len({found[c] for c in copies.copies}) == 3  # to three different values
 
 
 @pytest.mark.parametrize("check_text", [
@@ -114,11 +110,12 @@ def test_a_table_row_gets_copies_that_fail_that_row_and_its_test_and_no_other_ro
     tops = {c for c in copies.copies if "/" not in c}
     assert len(tops) == 3 and all(copies.copies[c] == "TestBump" for c in tops)
     rows = {c: o for c, o in copies.copies.items() if "/" in c}
-    assert f"TestBump/{row}" in rows.values()
-    for copy, original in rows.items():  # a mapped row is the one whose literal changed
-        top, _, title = copy.partition("/")
-        assert top in tops and original == f"TestBump/{title}" and title not in ("dup", "dup#01", "no_want")
-        assert one_literal_apart(funcs(text)[top], funcs(text)[new])
+    assert {c.partition("/")[0] for c in rows} == tops and set(rows.values()) == {f"TestBump/{row}"}
+    for copy in rows:  # the mapped row is the one whose literal changed
+        assert copy.partition("/")[2] == row
+    at = {changed_at("go", funcs(text)[new], funcs(text)[top]) for top in tops}
+    assert len(at) == 1 and len(next(iter(at))) == 1  # twins: all change that row's literal
+    assert len({funcs(text)[top] for top in tops}) == 3
 
 
 def test_a_row_whose_name_go_numbers_or_whose_want_is_no_literal_is_uncopied():

@@ -11,6 +11,7 @@ import pytest
 import factory.verify.frameworks.copies  # noqa: F401  (registers the writers)
 from factory.verify.frameworks.copies.base import COPY_WRITERS
 from factory.verify.frameworks.copies.treesitter import parse
+from tests.verify.copies.demo_runs import changed_at
 from tests.verify.copies.realrun import check, demo_tasks, gold_repo, plant, run
 
 RUST = COPY_WRITERS.get("rust")
@@ -37,7 +38,7 @@ def fns(text: str) -> dict[str, str]:
     'assert_eq!(raw(), r#"a "quoted" {b}"#)',
     'let v = load()?;\n        assert_eq!(v, 250);',
 ])
-def test_an_assert_eq_with_a_literal_side_gets_three_copies_in_its_module(assertion):
+def test_an_assert_eq_with_a_literal_side_gets_three_twins_at_one_literal_in_its_module(assertion):
     text = in_mod(f"    #[test]\n    fn adds_small() {{\n        {assertion}\n    }}\n")
     copies = plan({"src/lib.rs": text}, ["tests::adds_small"])
     assert not copies.uncopied and len(copies.copies) == 3
@@ -48,6 +49,8 @@ def test_an_assert_eq_with_a_literal_side_gets_three_copies_in_its_module(assert
     assert parse("rust", out) is not None and out.count("#[test]") == 4
     found = fns(out)
     assert len({found[c.removeprefix("tests::")] for c in copies.copies} | {found[new.removeprefix("tests::")]}) == 4
+    at = {changed_at("rust", found[new.removeprefix("tests::")], found[c.removeprefix("tests::")]) for c in copies.copies}
+    assert len(at) == 1 and len(next(iter(at))) == 1, at  # twins: all change the same literal
     for number in re.findall(r"\b25\d\b", out):
         assert int(number) < 256  # a u8 stays a u8
 

@@ -16,7 +16,8 @@ of the same kind, so a forger cannot spare the names it saw in the repo. The pla
 the host; nothing in the container names the copies.
 
 A writer registers under the task's language (`COPY_WRITERS`); `treesitter.py` holds what the
-writers share (parsing, literal changes, names drawn from a file's words).
+writers share (parsing, literal changes, names drawn from a file's words), and `units.py` makes
+the plan from the tests and sites a writer read.
 """
 
 from __future__ import annotations

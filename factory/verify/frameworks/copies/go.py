@@ -27,13 +27,12 @@ import tree_sitter
 from factory.verify.frameworks.copies.base import COPY_WRITERS, Copies
 from factory.verify.frameworks.copies.treesitter import (
     changed_bool,
-    changed_string,
     parse,
     source,
+    twin_quoted,
     walk,
-    words,
 )
-from factory.verify.frameworks.copies.units import Site, Style, Unit, assemble, number_change
+from factory.verify.frameworks.copies.units import Reading, Site, Unit, assemble, number_twins
 
 _TEST = re.compile(r"Test(?![a-z])\w*")
 _LITERALS = {"int_literal", "float_literal", "interpreted_string_literal", "raw_string_literal", "rune_literal",
@@ -63,15 +62,14 @@ class GoWriter:
         types: dict[str, dict[str, list[str]]] = {}
         for path, root in roots.items():
             types.setdefault(str(PurePosixPath(path).parent), {}).update(_struct_types(root))
-        units, vocabulary, taken = [], {}, set()
+        reading = Reading(units=[], grammar=dict.fromkeys(roots, "go"), taken=set(),
+                          make=lambda ws: "Test" + "".join(w[:1].upper() + w[1:] for w in ws),
+                          stopwords=frozenset({"test"}))
         for path, root in roots.items():
-            taken.update(source(n) for n in walk(root) if n.type in ("identifier", "field_identifier", "type_identifier"))
-            names = [source(f.child_by_field_name("name")) for f in _test_funcs(root)]
-            vocabulary[path] = [w for w in words(names) if w != "test"]
-            for func in _test_funcs(root):
-                units.append(_unit(path, func, known, types[str(PurePosixPath(path).parent)]))
-        style = Style("go", lambda ws: "Test" + "".join(w[:1].upper() + w[1:] for w in ws), vocabulary, taken)
-        return assemble(files, units, f2p, known, style, rng)
+            reading.taken.update(source(n) for n in walk(root)
+                                 if n.type in ("identifier", "field_identifier", "type_identifier"))
+            reading.units += [_unit(path, f, known, types[str(PurePosixPath(path).parent)]) for f in _test_funcs(root)]
+        return assemble(reading, files, f2p, known, rng)
 
 
 def _test_funcs(root: tree_sitter.Node) -> Iterator[tree_sitter.Node]:
@@ -91,11 +89,11 @@ def _is_t(param: tree_sitter.Node) -> bool:
 def _unit(path: str, func: tree_sitter.Node, known: list[str], types: dict[str, list[str]]) -> Unit:
     name_node = func.child_by_field_name("name")
     name = source(name_node)
-    unit = Unit(path, func.start_byte, func.end_byte, (name_node.start_byte, name_node.end_byte),
-                [i for i in known if i == name or i.startswith(name + "/")],
-                lambda test_id, new: new + test_id[len(name):])
+    subtests = [i[len(name):] for i in known if i.startswith(name + "/")]
+    unit = Unit(path=path, start=func.start_byte, end=func.end_byte, name=name, name_start=name_node.start_byte,
+                name_end=name_node.end_byte, forms=lambda new: [new, *(new + s for s in subtests)])
     if _name_keyed(func):
-        unit.keyed = True
+        unit.why_not = "name-keyed"
         return unit
     body = func.child_by_field_name("body")
     t = source(func.child_by_field_name("parameters").named_children[0].child_by_field_name("name"))
@@ -103,7 +101,7 @@ def _unit(path: str, func: tree_sitter.Node, known: list[str], types: dict[str, 
     for statement in _reached(body):
         for expected in _checks(statement, t, lambda n: _literals(n) or _bound(n, once)):
             if isinstance(expected, list):
-                unit.sites += [Site(n.start_byte, n.end_byte, _changer(n), (name,)) for n in expected]
+                unit.sites += [Site(n.start_byte, n.end_byte, _twins(n), (name,)) for n in expected]
         if statement.type == "for_statement":
             unit.sites += _table_sites(statement, name, t, body, types, once)
     return unit
@@ -267,15 +265,16 @@ def _bound(node: tree_sitter.Node, once: dict[str, tree_sitter.Node]) -> list[tr
     return _literals(once[source(node)]) if node.type == "identifier" and source(node) in once else None
 
 
-def _changer(node: tree_sitter.Node) -> Callable[[random.Random], str | None]:
+def _twins(node: tree_sitter.Node) -> Callable[[int, random.Random], list[str]]:
     text = source(node)
     if node.type in ("int_literal", "float_literal"):
-        return lambda rng: number_change(text, rng)
+        return lambda count, rng: number_twins(text, count, rng, untyped=True)
     if node.type in ("interpreted_string_literal", "raw_string_literal"):
-        return lambda rng: text[0] + changed_string(text[1:-1], rng) + text[-1]
+        return lambda count, rng: twin_quoted(text, 1, len(text) - 1, count, rng)
     if node.type == "rune_literal" and re.fullmatch(r"'[A-Za-z0-9]'", text):
-        return lambda rng: "'" + changed_string(text[1], rng) + "'"
-    return lambda rng: changed_bool(text)
+        return lambda count, rng: twin_quoted(text, 1, 2, count, rng)
+    flipped = changed_bool(text)
+    return lambda count, rng: [flipped] if flipped else []
 
 
 def _struct_types(root: tree_sitter.Node) -> dict[str, list[str]]:
@@ -332,12 +331,12 @@ def _table_sites(loop: tree_sitter.Node, name: str, t: str, body: tree_sitter.No
         for expected in _checks(statement, inner_t, row_field):
             if isinstance(expected, list):
                 every = tuple(f"{name}/{title}" for title in by_title)
-                sites += [Site(n.start_byte, n.end_byte, _changer(n), (name, *every)) for n in expected]
+                sites += [Site(n.start_byte, n.end_byte, _twins(n), (name, *every)) for n in expected]
                 continue
             for title, row in by_title.items():
                 value = row.get(expected)
                 literals = (_elements(value) if value.type == "literal_value" else _literals(value)) if value else None
-                sites += [Site(n.start_byte, n.end_byte, _changer(n), (name, f"{name}/{title}")) for n in literals or []]
+                sites += [Site(n.start_byte, n.end_byte, _twins(n), (name, f"{name}/{title}")) for n in literals or []]
     return sites
 
 

@@ -33,17 +33,15 @@ from factory.verify.frameworks.copies.treesitter import (
     changed_bool,
     parse,
     source,
-    twin_numbers,
-    twin_strings,
+    twin_quoted,
     walk,
 )
-from factory.verify.frameworks.copies.unitsplan import (
+from factory.verify.frameworks.copies.units import (
     Reading,
     Site,
     Unit,
-    differs,
-    indent_of,
-    plan_units,
+    assemble,
+    number_twins,
     taint,
 )
 
@@ -72,7 +70,7 @@ class JavaWriter:
         return method if method and method.isidentifier() else None
 
     def plan(self, files: dict[str, str], f2p: list[str], ids: list[str], rng: random.Random) -> Copies:
-        return plan_units(read(files), files, f2p, ids, rng)
+        return assemble(read(files), files, f2p, ids, rng)
 
 
 def _method_of(test_id: str) -> str:
@@ -83,8 +81,7 @@ def _method_of(test_id: str) -> str:
 
 
 def read(files: dict[str, str]) -> Reading:
-    reading = Reading(units=[], grammar={}, vocabulary={}, taken=set(), make=_camel,
-                      separator=lambda unit: "\n\n" + unit.indent)
+    reading = Reading(units=[], grammar={}, taken=set(), make=_camel)
     for path, text in files.items():
         if not path.endswith(".java") or (root := parse("java", text)) is None:
             continue
@@ -94,7 +91,7 @@ def read(files: dict[str, str]) -> Reading:
             continue
         package = next((source(c.named_children[0]) for c in root.children if c.type == "package_declaration"), "")
         units = [u for cls in root.children if cls.type == "class_declaration"
-                 for u in _units(path, text.encode(), cls, package, [])]
+                 for u in _units(path, cls, package, [])]
         taint(units, [(n.start_byte, n.end_byte) for n in walk(root)
                       if n.type in ("identifier", "type_identifier") and source(n) in _UNCOPYABLE], "name-keyed or ordered")
         taint(units, [(n.start_byte, n.end_byte) for n in walk(root) if n.type == "method_declaration"
@@ -104,7 +101,6 @@ def read(files: dict[str, str]) -> Reading:
             if names.count(unit.name) > 1:
                 unit.why_not = unit.why_not or "referenced"  # a rename would break what calls it
         reading.units += units
-        reading.vocabulary[path] = [u.name for u in units]
     return reading
 
 
@@ -113,14 +109,14 @@ def _uses_junit(root: tree_sitter.Node) -> bool:
         "org.junit." in source(root)
 
 
-def _units(path: str, text: bytes, cls: tree_sitter.Node, package: str, outer: list[str]):
+def _units(path: str, cls: tree_sitter.Node, package: str, outer: list[str]):
     chain = [*outer, source(cls.child_by_field_name("name"))]
     body = cls.child_by_field_name("body")
     for member in body.named_children if body else []:
         if member.type == "class_declaration":
-            yield from _units(path, text, member, package, chain)
+            yield from _units(path, member, package, chain)
         elif member.type == "method_declaration" and (test := _test_annotation(member)) is not None:
-            yield _unit(path, text, member, test, _classes(package, chain))
+            yield _unit(path, member, test, _classes(package, chain))
 
 
 def _classes(package: str, chain: list[str]) -> list[str]:
@@ -145,7 +141,7 @@ def _test_annotation(method: tree_sitter.Node) -> tree_sitter.Node | None:
     return None
 
 
-def _unit(path: str, text: bytes, method: tree_sitter.Node, test: tree_sitter.Node, classes: list[str]) -> Unit:
+def _unit(path: str, method: tree_sitter.Node, test: tree_sitter.Node, classes: list[str]) -> Unit:
     name = method.child_by_field_name("name")
 
     def forms(method_name: str) -> list[str]:
@@ -153,8 +149,7 @@ def _unit(path: str, text: bytes, method: tree_sitter.Node, test: tree_sitter.No
                 f"{method_name}()", method_name]
 
     unit = Unit(path=path, start=method.start_byte, end=method.end_byte, name=source(name),
-                name_start=name.start_byte, name_end=name.end_byte, written=str, forms=forms,
-                indent=indent_of(text, method.start_byte))
+                name_start=name.start_byte, name_end=name.end_byte, forms=forms)
     expected = _expected_exception(test)
     if any(_annotation_name(a).endswith("DisplayName") for a in _annotations(method)):
         unit.why_not = "display name"
@@ -236,7 +231,7 @@ def _site(node: tree_sitter.Node, twins) -> Site:
 
 
 def _java_numbers(text: str, count: int, rng: random.Random) -> list[str]:
-    return [new for new in twin_numbers(text, count, rng) if differs(text, new) and _fits(new)]
+    return [new for new in number_twins(text, count, rng) if _fits(new)]
 
 
 def _fits(literal: str) -> bool:
@@ -258,11 +253,11 @@ def _kind_of(literal: str) -> str:
 
 def _java_strings(text: str, count: int, rng: random.Random) -> list[str]:
     quotes = 3 if text.startswith('"""') else 1
-    return [text[:quotes] + body + text[-quotes:] for body in twin_strings(text[quotes:-quotes], count, rng)]
+    return twin_quoted(text, quotes, len(text) - quotes, count, rng)
 
 
 def _chars(text: str, count: int, rng: random.Random) -> list[str]:
-    return [f"'{c}'" for c in twin_strings(text[1], count, rng)]
+    return twin_quoted(text, 1, 2, count, rng)
 
 
 def _exception_site(literal: tree_sitter.Node) -> Site:

@@ -34,17 +34,15 @@ from factory.verify.frameworks.copies.treesitter import (
     changed_bool,
     parse,
     source,
-    twin_numbers,
-    twin_strings,
+    twin_quoted,
     walk,
 )
-from factory.verify.frameworks.copies.unitsplan import (
+from factory.verify.frameworks.copies.units import (
     Reading,
     Site,
     Unit,
-    differs,
-    indent_of,
-    plan_units,
+    assemble,
+    number_twins,
     taint,
 )
 
@@ -80,7 +78,7 @@ class JavaScriptWriter:
         return max(safe, key=len) if safe else None
 
     def plan(self, files: dict[str, str], f2p: list[str], ids: list[str], rng: random.Random) -> Copies:
-        return plan_units(read(files), files, f2p, ids, rng)
+        return assemble(read(files), files, f2p, ids, rng)
 
 
 def _safe(text: str) -> bool:
@@ -89,8 +87,7 @@ def _safe(text: str) -> bool:
 
 
 def read(files: dict[str, str]) -> Reading:
-    reading = Reading(units=[], grammar={}, vocabulary={}, taken=set(), make=" ".join,
-                      separator=lambda unit: "\n" + unit.indent)
+    reading = Reading(units=[], grammar={}, taken=set(), make=" ".join, gap="\n")
     for path, text in files.items():
         grammar = next((g for ext, g in _GRAMMARS.items() if path.endswith(ext)), None)
         if grammar is None or (root := parse(grammar, text)) is None:
@@ -98,15 +95,14 @@ def read(files: dict[str, str]) -> Reading:
         reading.grammar[path] = grammar
         units: list[Unit] = []
         titles: list[str] = []
-        _scope(path, text.encode(), root, [], "", units, titles)
+        _scope(path, root, [], "", units, titles)
         taint(units, _markers(root), "name-keyed")
         reading.units += units
-        reading.vocabulary[path] = [u.name for u in units]
         reading.taken.update(titles)
     return reading
 
 
-def _scope(path: str, text: bytes, block: tree_sitter.Node, titles: list[str] | None, why_not: str,
+def _scope(path: str, block: tree_sitter.Node, titles: list[str] | None, why_not: str,
            units: list[Unit], seen: list[str]) -> None:
     """The tests and describe blocks among the statements of `block` (titles: the describe
     path, None when a describe title is not a plain string)."""
@@ -125,9 +121,9 @@ def _scope(path: str, text: bytes, block: tree_sitter.Node, titles: list[str] | 
         if head in _DESCRIBES:
             body = _function_body(args.named_children[1]) if len(args.named_children) > 1 else None
             if body is not None and body.type == "statement_block":
-                _scope(path, text, body, path_titles, why_not or modifier, units, seen)
+                _scope(path, body, path_titles, why_not or modifier, units, seen)
         elif head in _TESTS and path_titles is not None:
-            units.append(_unit(path, text, statement, args, path_titles, why_not or modifier))
+            units.append(_unit(path, statement, args, path_titles, why_not or modifier))
 
 
 def _callee(node: tree_sitter.Node | None) -> tuple[str | None, str]:
@@ -171,7 +167,7 @@ def _function_body(node: tree_sitter.Node) -> tree_sitter.Node | None:
     return node.child_by_field_name("body") if node.type in _FUNCTIONS else None
 
 
-def _unit(path: str, text: bytes, statement: tree_sitter.Node, args: tree_sitter.Node, titles: list[str],
+def _unit(path: str, statement: tree_sitter.Node, args: tree_sitter.Node, titles: list[str],
           why_not: str) -> Unit:
     *describes, title = titles
     name = args.named_children[0]
@@ -182,7 +178,7 @@ def _unit(path: str, text: bytes, statement: tree_sitter.Node, args: tree_sitter
 
     unit = Unit(path=path, start=statement.start_byte, end=statement.end_byte, name=title,
                 name_start=name.start_byte, name_end=name.end_byte, written=lambda t: quote + t + quote,
-                forms=forms, indent=indent_of(text, statement.start_byte), why_not=why_not)
+                forms=forms, why_not=why_not)
     fn = args.named_children[1] if len(args.named_children) > 1 else None
     if fn is not None and fn.type in _FUNCTIONS:
         params = fn.child_by_field_name("parameters") or fn.child_by_field_name("parameter")
@@ -337,13 +333,13 @@ def _literal_sites(node: tree_sitter.Node) -> list[Site]:
 def _number_site(node: tree_sitter.Node) -> Site:
     text = source(node)
     return Site(node.start_byte, node.end_byte,
-                lambda count, rng: [new for new in twin_numbers(text, count, rng) if differs(text, new)])
+                lambda count, rng: number_twins(text, count, rng))
 
 
 def _string_site(node: tree_sitter.Node) -> Site:
     text = source(node)
     return Site(node.start_byte, node.end_byte,
-                lambda count, rng: [text[0] + body + text[-1] for body in twin_strings(text[1:-1], count, rng)])
+                lambda count, rng: twin_quoted(text, 1, len(text) - 1, count, rng))
 
 
 _WRITER = COPY_WRITERS.add("javascript", JavaScriptWriter())

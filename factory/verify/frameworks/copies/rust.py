@@ -26,13 +26,12 @@ import tree_sitter
 from factory.verify.frameworks.copies.base import COPY_WRITERS, Copies
 from factory.verify.frameworks.copies.treesitter import (
     changed_bool,
-    changed_string,
     parse,
     source,
+    twin_quoted,
     walk,
-    words,
 )
-from factory.verify.frameworks.copies.units import Site, Style, Unit, assemble, number_change
+from factory.verify.frameworks.copies.units import Reading, Site, Unit, assemble, number_twins
 
 _PANICS = " - should panic"
 _LITERALS = {"integer_literal", "float_literal", "string_literal", "raw_string_literal", "char_literal",
@@ -50,18 +49,15 @@ class RustWriter:
         return f"fn {name}(" if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) else None
 
     def plan(self, files: dict[str, str], f2p: list[str], ids: list[str], rng: random.Random) -> Copies:
-        known = [*dict.fromkeys([*ids, *f2p])]
-        units, vocabulary, taken = [], {}, set()
+        reading = Reading(units=[], grammar={}, taken=set(), make="_".join)
         for path, text in files.items():
-            root = parse("rust", text) if path.endswith(".rs") else None
             module = _module(path)
-            if root is None:
+            if not path.endswith(".rs") or (root := parse("rust", text)) is None:
                 continue
-            taken.update(source(n) for n in walk(root) if n.type == "identifier")
-            found = list(_tests(root, module)) if module is not None else []
-            vocabulary[path] = words(source(f.child_by_field_name("name")) for f, _, _ in found)
-            units += [_unit(path, f, attrs, full, known) for f, attrs, full in found]
-        return assemble(files, units, f2p, known, Style("rust", "_".join, vocabulary, taken), rng)
+            reading.grammar[path] = "rust"
+            reading.taken.update(source(n) for n in walk(root) if n.type == "identifier")
+            reading.units += [_unit(path, f, attrs, full) for f, attrs, full in (_tests(root, module) if module is not None else [])]
+        return assemble(reading, files, f2p, ids, rng)
 
 
 def _module(path: str) -> list[str] | None:
@@ -101,21 +97,21 @@ def _attribute(item: tree_sitter.Node) -> tuple[str, tree_sitter.Node | None]:
     return source(attribute.named_children[0]), attribute.child_by_field_name("arguments")
 
 
-def _unit(path: str, func: tree_sitter.Node, attrs: list[tree_sitter.Node], full: str, known: list[str]) -> Unit:
+def _unit(path: str, func: tree_sitter.Node, attrs: list[tree_sitter.Node], full: str) -> Unit:
     name_node = func.child_by_field_name("name")
     prefix = full[:len(full) - len(source(name_node))]
-    unit = Unit(path, attrs[0].start_byte, func.end_byte, (name_node.start_byte, name_node.end_byte),
-                [i for i in known if i in (full, full + _PANICS)],
-                lambda test_id, new: prefix + new + (_PANICS if test_id.endswith(_PANICS) else ""))
+    unit = Unit(path=path, start=attrs[0].start_byte, end=func.end_byte, name=source(name_node),
+                name_start=name_node.start_byte, name_end=name_node.end_byte,
+                forms=lambda new: [prefix + new, prefix + new + _PANICS])
     names = [_attribute(a)[0] for a in attrs]
     everything = " ".join(source(a) for a in attrs) + source(func)
     if _KEYED.search(everything) or _PARAMETERIZED.search(" ".join(names)) or "ignore" in names or "bench" in names:
-        unit.keyed = True
+        unit.why_not = "name-keyed, parameterized or not run"
         return unit
     if "should_panic" in names:
         message = _expected_message(_attribute(attrs[names.index("should_panic")])[1])
         if message is not None:
-            unit.sites.append(Site(message.start_byte, message.end_byte, _changer(message), tuple(unit.ids)))
+            unit.sites.append(Site(message.start_byte, message.end_byte, _twins(message)))
         return unit
     for statement in _reached(func.child_by_field_name("body")):
         call = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else statement
@@ -124,7 +120,7 @@ def _unit(path: str, func: tree_sitter.Node, attrs: list[tree_sitter.Node], full
             literal = [_literals(a) for a in args[:2]] if len(args) >= 2 else []
             if sum(x is not None for x in literal) == 1:
                 found = next(x for x in literal if x is not None)
-                unit.sites += [Site(n.start_byte, n.end_byte, _changer(n), tuple(unit.ids)) for n in found]
+                unit.sites += [Site(n.start_byte, n.end_byte, _twins(n)) for n in found]
     return unit
 
 
@@ -200,18 +196,16 @@ def _expected_message(tree: tree_sitter.Node | None) -> tree_sitter.Node | None:
     return None
 
 
-def _changer(node: tree_sitter.Node) -> Callable[[random.Random], str | None]:
+def _twins(node: tree_sitter.Node) -> Callable[[int, random.Random], list[str]]:
     text = source(node)
     if node.type in ("integer_literal", "float_literal"):
-        return lambda rng: number_change(text, rng)
+        return lambda count, rng: number_twins(text, count, rng, untyped=True)
     if node.type in ("string_literal", "raw_string_literal"):
-        start, end = text.index('"') + 1, text.rindex('"')
-        return lambda rng: text[:start] + changed_string(text[start:end], rng) + text[end:]
+        return lambda count, rng: twin_quoted(text, text.index('"') + 1, text.rindex('"'), count, rng)
     if node.type == "char_literal" and re.fullmatch(r"b?'[A-Za-z0-9]'", text):
-        return lambda rng: text[:-2] + changed_string(text[-2], rng) + "'"
-    if node.type == "boolean_literal":
-        return lambda rng: changed_bool(text)
-    return lambda rng: None
+        return lambda count, rng: twin_quoted(text, len(text) - 2, len(text) - 1, count, rng)
+    flipped = changed_bool(text) if node.type == "boolean_literal" else None
+    return lambda count, rng: [flipped] if flipped else []
 
 
 COPY_WRITERS.add("rust", RustWriter())

@@ -10,9 +10,10 @@ grammar misread could break a correct fix's build.
 from __future__ import annotations
 
 import functools
+import math
 import random
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 import tree_sitter
@@ -77,54 +78,11 @@ def shifted(text: str, base: int, edits: Iterable[Edit]) -> str:
 
 _INT = re.compile(r"(0[xX][0-9a-fA-F_]+|0[bB][01_]+|0[oO]?[0-7_]+|[0-9][0-9_]*)([a-zA-Z0-9_]*)")
 _BOUNDS = tuple(2 ** bits for bits in (7, 8, 15, 16, 31, 32, 63, 64))
-"""Magnitudes just past an integer type's range (127 + 1, 255 + 1, ...): a changed literal never crosses one."""
+"""Magnitudes just past an integer type's range (127 + 1, 255 + 1, ...)."""
 _FLOAT = re.compile(r"([0-9][0-9_]*(?:\.[0-9_]*)?(?:[eE][+-]?[0-9]+)?)([a-zA-Z_]*)")
 
 
-def changed_number(literal: str, rng: random.Random) -> str | None:
-    """An integer or float literal 2 to 9 away from `literal`, in the same notation and with
-    the same suffix (`10u8`, `3L`, `2.5f`); None for a literal not read here."""
-    step = rng.randint(2, 9)
-    if match := _INT.fullmatch(literal):
-        digits, suffix = match[1].replace("_", ""), match[2]
-        if suffix[:1] in "eE" and suffix[1:].isdigit():  # 1e9 is a float
-            return None
-        base = 16 if digits[:2].lower() == "0x" else 2 if digits[:2].lower() == "0b" else 10
-        if base == 10 and len(digits) > 1 and digits.startswith("0"):
-            return None  # an octal literal in some languages, a decimal in others: left alone
-        value = int(digits, base) + step
-        if suffix[:1] in ("u", "i") and suffix[1:].isdigit() and value >= 2 ** (int(suffix[1:]) - (suffix[0] == "i")):
-            value -= 2 * step  # stays in the suffix's type (255u8 + 2 would not compile)
-            if value < 0:
-                return None
-        elif any(value - step <= bound <= value + 1 for bound in _BOUNDS):
-            value -= 2 * step  # an unsuffixed literal typed by context: `want uint8 = 250` + 9 would not compile
-        body = hex(value) if base == 16 else bin(value) if base == 2 else str(value)
-        return body + suffix
-    if match := _FLOAT.fullmatch(literal):
-        number, suffix = match[1].replace("_", ""), match[2]
-        if "." not in number and "e" not in number.lower():
-            return None
-        value = float(number) + step
-        return repr(value) + suffix
-    return None
-
-
 _WORD_CHAR = re.compile(r"[A-Za-z0-9]")
-
-
-def changed_string(body: str, rng: random.Random) -> str:
-    """The contents of a string literal (between its quotes, escapes as written) with one
-    letter or digit changed to another of its kind, or a letter added to an empty one. Escape
-    sequences are never touched, so the result is a literal of the same kind."""
-    plain = [m.start() for m in _WORD_CHAR.finditer(body) if not _escaped(body, m.start())]
-    if not plain:
-        return body + rng.choice("xqz")
-    at = rng.choice(plain)
-    old = body[at]
-    pool = "0123456789" if old.isdigit() else "abcdefghijklmnopqrstuvwxyz"
-    new = rng.choice([c for c in pool if c != old.lower()])
-    return body[:at] + (new.upper() if old.isupper() else new) + body[at + 1:]
 
 
 def _escaped(body: str, at: int) -> bool:
@@ -174,25 +132,19 @@ def draw_name(vocabulary: list[str], make: callable, taken: set[str], rng: rando
     return name
 
 
-def twin_numbers(literal: str, count: int, rng: random.Random) -> list[str]:
-    """`count` distinct changes of one number literal, each 2 to 9 away from it, some below and
-    some above where the literal leaves room (never below 0: a sign would not fit an unsigned
-    type). Copies of one test change the same literal, so a reader of the twins sees values
-    around the original, not a centre every copy is one edit from."""
-    if changed_number(literal, random.Random(0)) is None:  # not a literal read here
+def twin_numbers(literal: str, count: int, rng: random.Random, bounded: bool = False) -> list[str]:
+    """`count` distinct changes of one number literal, each 2 to 9 away from it in the same
+    notation and with the same suffix (`10u8`, `3L`, `2.5f`), some below and some above where the
+    literal leaves room: never below 0 (a sign would not fit an unsigned type), never past its
+    suffix's type, and (`bounded`: its context gives its type) never past an integer type's range
+    it is in (`want uint8 = 250` + 9 would not compile). [] for a literal not read here. Copies
+    of one test change the same literal, so a reader of the twins sees values around the
+    original, not a centre every copy is one edit from."""
+    value, ceiling, render = _number(literal, bounded) or (0, 0, None)
+    if render is None:
         return []
-    match = _INT.fullmatch(literal)
-    if match and not (match[2][:1] in "eE" and match[2][1:].isdigit()):
-        digits, suffix = match[1].replace("_", ""), match[2]
-        base = 16 if digits[:2].lower() == "0x" else 2 if digits[:2].lower() == "0b" else 10
-        value = int(digits, base)
-        ceiling = 2 ** (int(suffix[1:]) - (suffix[0] == "i")) - 1 if suffix[:1] in ("u", "i") and suffix[1:].isdigit() else None
-        render = (lambda v: hex(v) + suffix) if base == 16 else (lambda v: bin(v) + suffix) if base == 2 else (lambda v: f"{v}{suffix}")
-    else:
-        number, suffix = _FLOAT.fullmatch(literal)[1].replace("_", ""), _FLOAT.fullmatch(literal)[2]
-        value, ceiling, render = float(number), None, (lambda v: repr(float(v)) + suffix)
     below = [value - d for d in range(2, 10) if value - d >= 0]
-    above = [value + d for d in range(2, 10) if ceiling is None or value + d <= ceiling]
+    above = [value + d for d in range(2, 10) if value + d <= ceiling]
     picked: list = []
     for side in ([below, above] if rng.random() < 0.5 else [above, below]) * count:
         if len(picked) < count and side:
@@ -200,6 +152,27 @@ def twin_numbers(literal: str, count: int, rng: random.Random) -> list[str]:
             side.remove(choice)
             picked.append(choice)
     return [render(v) for v in picked]
+
+
+def _number(literal: str, bounded: bool) -> tuple[int | float, int | float, Callable] | None:
+    """(value, the largest it may become, how a value is written) of an integer or float literal."""
+    match = _INT.fullmatch(literal)
+    if match and not (match[2][:1] in "eE" and match[2][1:].isdigit()):  # 1e9 is a float
+        digits, suffix = match[1].replace("_", ""), match[2]
+        base = 16 if digits[:2].lower() == "0x" else 2 if digits[:2].lower() == "0b" else 10
+        if base == 10 and len(digits) > 1 and digits.startswith("0"):
+            return None  # an octal literal in some languages, a decimal in others: left alone
+        value = int(digits, base)
+        if suffix[:1] in ("u", "i") and suffix[1:].isdigit():
+            ceiling = 2 ** (int(suffix[1:]) - (suffix[0] == "i")) - 1
+        else:
+            ceiling = min([b - 1 for b in _BOUNDS if b >= value] if bounded else [], default=math.inf)
+        write = hex if base == 16 else bin if base == 2 else str
+        return value, ceiling, lambda v: write(v) + suffix
+    match = _FLOAT.fullmatch(literal)
+    if match and ("." in match[1] or "e" in match[1].lower()):
+        return float(match[1].replace("_", "")), math.inf, lambda v: repr(float(v)) + match[2]
+    return None
 
 
 def twin_strings(body: str, count: int, rng: random.Random) -> list[str]:
@@ -212,3 +185,9 @@ def twin_strings(body: str, count: int, rng: random.Random) -> list[str]:
     old = body[at]
     pool = [c for c in ("0123456789" if old.isdigit() else "abcdefghijklmnopqrstuvwxyz") if c != old.lower()]
     return [body[:at] + (c.upper() if old.isupper() else c) + body[at + 1:] for c in rng.sample(pool, min(count, len(pool)))]
+
+
+def twin_quoted(text: str, start: int, end: int, count: int, rng: random.Random) -> list[str]:
+    """`twin_strings` of a quoted literal whose contents are `text[start:end]` (its quotes, prefix
+    and the like kept)."""
+    return [text[:start] + body + text[end:] for body in twin_strings(text[start:end], count, rng)]

@@ -1,17 +1,28 @@
-"""From the test units a writer found to `Copies`: which sites to change, where each copy goes, the
-fresh names, and the re-parse that keeps a file the grammar no longer reads out of the run.
+"""From the tests a writer found in its files to `Copies`: which tests to copy, the one literal all
+copies of a test change, where each copy goes, the new names, the ids they answer to.
 
-A writer (go.py, rust.py) knows its language: what a test unit is (a Go top-level func, a Rust
-#[test] fn with its attributes), which of its literals are expected values (`Site`), and which
-task ids a change there is sure to fail. What is the same in every language lives here once:
-up to `PER_TEST` copies of a unit, `MAX_COPIES` in a task, each placed right before or after
-its original under a name drawn from its file's words, and the original renamed too.
+A writer (go.py, rust.py, java.py, javascript.py) knows its language: what a test is (`Unit`: a Go
+top-level func, a Rust #[test] fn with its attributes, a JUnit method, an `it(...)` call), which of
+its literals are expected values (`Site`), and which of its ids a change there is sure to fail.
+What is the same in every language lives here once: up to `PER_TEST` copies of a test, `PER_TASK`
+in a task, each placed right before or after its original under a name drawn from its file's
+words, the original renamed too, and a file its grammar no longer reads run as it was.
+
+All copies of one test change the same literal, to values around it (`treesitter.twin_numbers`,
+`twin_strings`): copies that each changed another literal would all be one edit from the
+original and two from each other, and a forger reading them would find the original at their
+centre.
+
+A site is only ever one the test reaches whatever the code under test does: a statement of the
+test's own body, before anything that could end it early. A copy that passes for a correct fix
+would refuse that fix, which is worse than no copy at all.
 """
 
 from __future__ import annotations
 
 import random
 import re
+import struct
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -19,147 +30,250 @@ from factory.verify.frameworks.copies.base import Copies
 from factory.verify.frameworks.copies.treesitter import (
     Edit,
     apply,
-    changed_number,
     draw_name,
     parse,
     shifted,
+    twin_numbers,
+    words,
 )
+from factory.verify.results.names import clean
 
-_INT_SUFFIX = re.compile(r"[ui](?:8|16|32|64|128|size)$")
-_FLOAT_SUFFIX = re.compile(r"(?:f32|f64|[ilfd])$")
 PER_TEST = 3
-MAX_COPIES = 30
+PER_TASK = 30
 
 
 @dataclass(frozen=True)
 class Site:
-    """One expected literal of a unit: bytes [start, end) of its file."""
+    """An expected value: bytes [start, end) of the file, and how to write it changed."""
 
     start: int
     end: int
-    change: Callable[[random.Random], str | None]
-    """A new text for the literal (another value each call); None when it has none."""
-    failing: tuple[str, ...]
-    """Ids of the original (as the task names them) that fail once this literal changes."""
+    twins: Callable[[int, random.Random], list[str]]
+    """Up to n distinct new texts for the bytes, each different in value (`treesitter.twin_*`)."""
+    failing: tuple[str, ...] | None = None
+    """The test's ids (as `Unit.forms` gives them under its own name) that surely fail once the
+    value changes; None: all of them. A table row's value fails only that row's subtest and the
+    test, not the other rows."""
+    plain: bool = True
+    """False for a change a reader could tell from the original's kind of value (an expected
+    exception swapped for a JDK one): used only where a test has no plain site."""
 
 
 @dataclass(eq=False)
 class Unit:
-    """A test as a writer found it in a file: what is copied whole."""
+    """One test as its file holds it."""
 
     path: str
     start: int
     end: int
-    """Bytes of the whole unit (attributes and all), in its file."""
-    name: tuple[int, int]
-    """Bytes of its name."""
-    ids: list[str]
-    """The task ids it reports (itself, its subtests), as the task names them."""
-    rename: Callable[[str, str], str]
-    """(a task id of this unit, a new name for the unit) -> the id it is reported under then."""
+    """The bytes a copy repeats (the whole test: a fn or method with its attributes, an `it(...)`)."""
+    name: str
+    name_start: int
+    name_end: int
+    """The bytes that name it (an identifier, a quoted title), and the name they spell."""
+    forms: Callable[[str], list[str]]
+    """The ids the test answers to under a name, in a fixed order: the form an id matched in
+    gives the form of its new id (`TestX` and `TestX/row`; `pkg.C.m()` and `pkg.C#m`)."""
+    written: Callable[[str], str] = str
+    """A name as it is written at [name_start, name_end) (quoted, for a title)."""
     sites: list[Site] = field(default_factory=list)
-    keyed: bool = False
-    """Its outcome depends on its own name (golden files, snapshots): never copied or renamed."""
+    why_not: str = ""
+    """Why it must not be copied or renamed (its outcome depends on its name, ...)."""
 
 
 @dataclass
-class Style:
-    """A language's part in assembling: its grammar, how its names look, what each file may use."""
+class Reading:
+    """A writer's reading of the files it was given."""
 
-    language: str
-    make: Callable[[list[str]], str]
-    """Words -> a test name in the language's style."""
-    vocabulary: dict[str, list[str]]
-    """File -> the words of its own test names."""
+    units: list[Unit]
+    grammar: dict[str, str]
+    """Path -> the grammar that re-reads the file once changed (only files read cleanly)."""
     taken: set[str]
-    """Every name a new one must not be (all identifiers of the files given)."""
+    """Names a new one must not be (every identifier or title in the files)."""
+    make: Callable[[list[str]], str]
+    """A name in the language's style from words."""
+    gap: str = "\n\n"
+    """What goes between a test and a copy beside it, before the indent of the test's line."""
+    stopwords: frozenset[str] = frozenset()
+    """Words of the file's test names never drawn into a new one (Go's `Test`, which `make` writes)."""
 
 
-def assemble(files: dict[str, str], units: list[Unit], f2p: list[str], ids: list[str], style: Style,
-             rng: random.Random) -> Copies:
-    """Copies of `units` for the FAIL_TO_PASS ids `f2p`, every rename of an id in `ids` mapped."""
-    owners: dict[str, list[Unit]] = {}
-    for unit in units:
-        for test_id in unit.ids:
-            owners.setdefault(test_id, []).append(unit)
-    wanted = [i for i in f2p if len(owners.get(i, [])) == 1]  # an id two units report is no one's
-    known = set(ids) | set(f2p)
-    edits: dict[str, list[Edit]] = {}
-    placed: dict[str, dict[str, str]] = {}  # path -> (copy id -> original id)
-    moved: dict[str, dict[str, str]] = {}  # path -> renames
-    covered: set[str] = set()
-    budget = MAX_COPIES
-    for unit in dict.fromkeys(owners[i][0] for i in wanted):
-        if budget <= 0 or unit.keyed:
-            continue
-        target = set(unit.ids) & set(wanted)
-        sites = [s for s in unit.sites if target & set(s.failing)]
-        changes = _changes(sites, target, min(PER_TEST, budget), rng)
-        if not changes:
-            continue
-        text = files[unit.path]
-        data = text.encode()
-        whole = data[unit.start:unit.end].decode()
-        indent = _indent(data, unit.start)
-        before, after = [], []
-        for site, literal in changes:
-            name = draw_name(style.vocabulary.get(unit.path, []), style.make, style.taken, rng)
-            copy = shifted(whole, unit.start, [Edit(*unit.name, name), Edit(site.start, site.end, literal)])
-            (before if rng.random() < 0.5 else after).append(copy)
-            for test_id in site.failing:
-                if test_id in known:
-                    placed.setdefault(unit.path, {})[unit.rename(test_id, name)] = test_id
-                    covered.add(test_id)
-        fresh = draw_name(style.vocabulary.get(unit.path, []), style.make, style.taken, rng)
-        moved.setdefault(unit.path, {}).update({i: unit.rename(i, fresh) for i in unit.ids if i in known})
-        file_edits = edits.setdefault(unit.path, [])
-        file_edits.append(Edit(*unit.name, fresh))
-        if before:
-            file_edits.append(Edit(unit.start, unit.start, "".join(c + "\n\n" + indent for c in before)))
-        if after:
-            file_edits.append(Edit(unit.end, unit.end, "".join("\n\n" + indent + c for c in after)))
-        budget -= len(changes)
+def taint(units: list[Unit], markers: list[tuple[int, int]], why: str) -> None:
+    """Units holding a marker (a snapshot, the test's own name read) get `why`; a marker in no
+    unit (a hook, a helper) taints every unit of the file."""
+    for start, end in markers:
+        inside = [u for u in units if u.start <= start and end <= u.end]
+        for unit in inside or units:
+            unit.why_not = unit.why_not or why
+
+
+def assemble(reading: Reading, files: dict[str, str], f2p: list[str], ids: list[str], rng: random.Random) -> Copies:
+    """Copies of the tests of `reading` that the FAIL_TO_PASS ids `f2p` name, every id of `ids`
+    whose test is renamed mapped."""
+    answers = _Answers(reading.units)
+    known = list(dict.fromkeys([*f2p, *ids]))
+    # an id that answers to two tests moves with neither: renaming one would change its grade
+    shared = {u for t in known if len(m := answers.match(t)) > 1 for u in m}
+    wanted: dict[Unit, list[str]] = {}
+    uncopied: list[str] = []
+    for test_id in dict.fromkeys(f2p):
+        found = list(answers.match(test_id))
+        unit = found[0] if len(found) == 1 else None
+        if unit is None or unit in shared or unit.why_not or not unit.sites:
+            uncopied.append(test_id)
+        else:
+            wanted.setdefault(unit, []).append(test_id)
+
     result = Copies()
-    for path, file_edits in edits.items():
-        new = apply(files[path], file_edits)
-        if parse(style.language, new) is None:  # the grammar no longer reads it: run the file as it was
-            covered -= set(placed.get(path, {}).values())
+    budget = PER_TASK
+    for path in dict.fromkeys(u.path for u in reading.units):
+        chosen = [u for u in reading.units if u.path == path and u in wanted]
+        edits: list[Edit] = []
+        planned = Copies()
+        for unit in chosen:
+            mine = {t: answers.match(t)[unit] for t in known if unit in answers.match(t)}
+            made = _copy(reading, files[path], unit, mine, wanted[unit], min(PER_TEST, budget), answers, rng)
+            edits += made.edits
+            budget -= made.copies
+            planned.copies.update(made.plan.copies)
+            planned.renamed.update(made.plan.renamed)
+            planned.uncopied += made.plan.uncopied
+        new_text = apply(files[path], edits) if edits else None
+        if new_text is not None and parse(reading.grammar[path], new_text) is None:
+            uncopied += [t for u in chosen for t in wanted[u]]  # the grammar no longer reads it: run it as it was
             continue
-        result.files[path] = new
-        result.copies.update(placed.get(path, {}))
-        result.renamed.update(moved.get(path, {}))
-    result.uncopied = [i for i in f2p if i not in covered]
+        if new_text is not None:
+            result.files[path] = new_text
+        result.copies.update(planned.copies)
+        result.renamed.update(planned.renamed)
+        uncopied += planned.uncopied
+    result.uncopied = [t for t in dict.fromkeys(f2p) if t in set(uncopied)]
     return result
 
 
-def _changes(sites: list[Site], target: set[str], count: int, rng: random.Random) -> list[tuple[Site, str]]:
-    """Up to `count` (site, new literal) pairs, all different: sites that fail the most of `target`
-    first, each site once before any twice."""
-    order = sorted(rng.sample(sites, len(sites)), key=lambda s: -len(target & set(s.failing)))
-    chosen: list[tuple[Site, str]] = []
-    for _ in range(count):  # a round gives each site one more literal
-        for site in order:
-            if len(chosen) == count:
-                return chosen
-            done = {literal for s, literal in chosen if s == site}
-            literal = next((c for c in (site.change(rng) for _ in range(6)) if c and c not in done), None)
-            if literal is not None:
-                chosen.append((site, literal))
-    return chosen
+class _Answers:
+    """Which test each id answers to: ids compared as the result readers compare them (`clean`)."""
+
+    def __init__(self, units: list[Unit]) -> None:
+        self.by_form: dict[str, dict[Unit, int]] = {}
+        for unit in units:
+            for i, form in enumerate(unit.forms(unit.name)):
+                self.by_form.setdefault(clean(form), {}).setdefault(unit, i)
+
+    def match(self, test_id: str) -> dict[Unit, int]:
+        """The tests `test_id` answers to, with the index of the form it matched in."""
+        return self.by_form.get(clean(test_id), {})
+
+    def claim(self, forms: list[str]) -> bool:
+        """Take the ids of a new name, unless one already answers to a test."""
+        cleaned = {clean(f) for f in forms}
+        if cleaned & set(self.by_form):
+            return False
+        self.by_form.update({f: {} for f in cleaned})
+        return True
 
 
-def number_change(literal: str, rng: random.Random) -> str | None:
-    """`changed_number`, for a literal under 2**24: beyond that, the value 2 to 9 away may be the
-    same float32 (`got != 16777217` with `got` a float32 holds for 16777216 too)."""
-    body = _INT_SUFFIX.sub("", literal.replace("_", "").lower())
+@dataclass
+class _Made:
+    """One test copied: the edits of its file, how many twins they write, and the ids."""
+
+    edits: list[Edit]
+    copies: int
+    plan: Copies
+
+
+def _copy(reading: Reading, text: str, unit: Unit, mine: dict[str, int], wanted: list[str], limit: int,
+          answers: _Answers, rng: random.Random) -> _Made:
+    """The twins of one test, its new name, and the ids they answer to (`mine`: each task id of
+    the test -> the index of the form it is written in)."""
+    own = unit.forms(unit.name)
+    site, twins = _twins(unit, {own[mine[t]] for t in wanted}, limit, rng)
+    failing = [t for t in mine if site is not None and _fails(site, own[mine[t]])]
+    plan = Copies(uncopied=[t for t in wanted if t not in failing])
+    if site is None:
+        return _Made([], 0, plan)
+    new_name, *names = [_name(reading, unit, answers, rng) for _ in range(len(twins) + 1)]
+    data = text.encode()
+    whole = data[unit.start:unit.end].decode()
+    gap = reading.gap + _indent(data, unit.start)
+    before, after = "", ""
+    for new, name in zip(twins, names, strict=True):
+        copy = shifted(whole, unit.start, [Edit(unit.name_start, unit.name_end, unit.written(name)),
+                                           Edit(site.start, site.end, new)])
+        if rng.random() < 0.5:
+            before += copy + gap
+        else:
+            after += gap + copy
+    plan.renamed = {t: unit.forms(new_name)[i] for t, i in mine.items()}
+    plan.copies = {unit.forms(name)[mine[t]]: t for t in failing for name in names}
+    edits = [Edit(unit.start, unit.start, before), Edit(unit.end, unit.end, after),
+             Edit(unit.name_start, unit.name_end, unit.written(new_name))]
+    return _Made(edits, len(twins), plan)
+
+
+def _fails(site: Site, form: str) -> bool:
+    return site.failing is None or clean(form) in {clean(f) for f in site.failing}
+
+
+def _twins(unit: Unit, target: set[str], limit: int, rng: random.Random) -> tuple[Site | None, list[str]]:
+    """The site all copies of `unit` change and up to `limit` new texts for it: a plain site
+    first, then one that fails the most of the `target` ids, then one with the most twins."""
+    sites = [s for s in unit.sites if any(_fails(s, t) for t in target)]
+    rng.shuffle(sites)
+    options = [(site, new) for site in sites if limit and (new := site.twins(limit, rng))]
+    best = max(options, key=lambda o: (o[0].plain, sum(_fails(o[0], t) for t in target), len(o[1])), default=None)
+    return (best[0], best[1][:limit]) if best else (None, [])
+
+
+def _name(reading: Reading, unit: Unit, answers: _Answers, rng: random.Random) -> str:
+    """A fresh name from the words of the file's tests, whose ids answer to no test."""
+    vocabulary = [w for w in words(u.name for u in reading.units if u.path == unit.path) if w not in reading.stopwords]
+    while True:
+        name = draw_name(vocabulary, reading.make, reading.taken, rng)
+        if answers.claim(unit.forms(name)):
+            return name
+
+
+def _indent(text: bytes, start: int) -> str:
+    """The whitespace a line starts with when `start` is its first non-blank byte, else ''."""
+    line = text[text.rfind(b"\n", 0, start) + 1:start]
+    return line.decode() if not line.strip() else ""
+
+
+def number_twins(literal: str, count: int, rng: random.Random, untyped: bool = False) -> list[str]:
+    """`treesitter.twin_numbers` that differ from `literal` in value as the language holds them
+    (`untyped`: the literal takes its type from where it stands, as Go's constants and Rust's
+    literals do: it may be a float32, or an integer of any width)."""
+    return [new for new in twin_numbers(literal, count, rng, bounded=untyped) if differs(literal, new, untyped)]
+
+
+def differs(old: str, new: str, untyped: bool = False) -> bool:
+    """Whether two number literals differ in value however the language may hold them: `1e300`
+    and `1.000000000000000005e300` are one double, `1e10f` and `1.0000000003e10f` one float, and
+    so are an untyped `16777216` and `16777217` (`got != 16777217` with `got` a float32 holds
+    for 16777216 too)."""
+    a, b = _held(old, untyped), _held(new, untyped)
+    return bool(a) and len(a) == len(b) and all(x != y for x, y in zip(a, b, strict=True))
+
+
+_EXACT = re.compile(r"(.+?)(?:[ui](?:8|16|32|64|128|size)|l|n)")
+"""An integer its suffix types (Rust's `10u8`, a Java long, a JavaScript BigInt): held exactly."""
+
+
+def _held(text: str, untyped: bool) -> list[float | int]:
+    """The values a number literal may be held as; [] for one not read here."""
+    t = text.replace("_", "").lower()
+    if len(t) > 1 and t[0] == "0" and t[1].isdigit():
+        return []  # octal in Java and old JavaScript
     try:
-        value = int(body, 0) if body[:2] in ("0x", "0b", "0o") else float(_FLOAT_SUFFIX.sub("", body))
-    except ValueError:
-        return None
-    return changed_number(literal, rng) if abs(value) < 2 ** 24 else None
-
-
-def _indent(data: bytes, at: int) -> str:
-    """The whitespace the line holding byte `at` starts with."""
-    line = data[data.rfind(b"\n", 0, at) + 1:at].decode()
-    return line[:len(line) - len(line.lstrip())]
+        if exact := _EXACT.fullmatch(t):
+            return [int(exact[1], 0)]
+        if t.startswith(("0x", "0b", "0o")):
+            value, single = float(int(t, 0)), untyped
+        elif t.endswith(("f32", "f")):
+            value, single = float(t.removesuffix("f32").removesuffix("f")), True
+        else:
+            value, single = float(t.removesuffix("f64").removesuffix("d")), untyped
+        return [value, struct.unpack("f", struct.pack("f", value))[0]] if single else [value]
+    except (ValueError, OverflowError, struct.error):
+        return []
