@@ -106,9 +106,11 @@ def _within(table: Key, key: Key) -> bool:
 
 
 def _without(doc: dict, keys: list[Key]) -> dict:
+    """`doc` without `keys`, and without the tables that emptied (an empty table says nothing)."""
     doc = copy.deepcopy(doc)
     for key in keys:
-        parent = get(doc, key[:-1])
-        if isinstance(parent, dict):
-            parent.pop(key[-1], None)
+        for depth in range(len(key), 0, -1):
+            parent = get(doc, key[:depth - 1])
+            if isinstance(parent, dict) and (depth == len(key) or parent.get(key[depth - 1]) == {}):
+                parent.pop(key[depth - 1], None)
     return doc
