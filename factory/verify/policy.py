@@ -3,19 +3,24 @@
 Git reads the diff, not this module (`gitread.py` lists it in the verification container,
 with `git apply --numstat`), so any prefix, quoting or line terminator git accepts is judged
 as git will apply it, and the sections left out are left out by `git apply --exclude`. Here
-are the rules, as pure functions of that list and of facts about the start state.
+are the rules, as pure functions of that list and of facts about the start state; what a test
+file or test configuration is differs by language, and is the task's language's
+(`factory.verify.languages`).
 
 Refused outright (the whole patch; a trajectory that tries these is poisoned):
     symlinks and gitlinks (created, changed or written through), paths outside the repo or
     in .git, interpreter start-up hooks (`*.pth`, sitecustomize / usercustomize as a module
-    or a package, anywhere), and a new top-level module or package whose name the image's
-    test interpreter can already import. Left out, each of these would still say something
-    false about the repo the rest of the patch was written for, or run where no drop reaches.
+    or a package, anywhere), and what the language's rules refuse (Python: a new top-level
+    module or package whose name the image's test interpreter can already import; JS: a planted
+    node_modules; Java: a JUnit service registration). Left out, each of these would still say
+    something false about the repo the rest of the patch was written for, or run where no drop
+    reaches.
 Dropped and flagged (the rest of the patch is still graded):
-    test configuration (conftest.py anywhere, pytest.ini, tox.ini, ...; pytest's sections of
-    packaging files are judged after the apply, `packaging.py`), test files and test folders
-    (the hidden tests come from the task, under its own configuration, not the agent's), and
-    binary files. A file left out is the start state's: nothing of the agent's runs from it.
+    the files the task's test command names (its runner script), the language's test
+    configuration and test files (the hidden tests come from the task, under its own
+    configuration, not the agent's), and binary files. A file left out is the start state's:
+    nothing of the agent's runs from it. Manifests are judged after the apply (`Rules.judge`):
+    their test configuration is put back at its start state, the rest kept.
 Left out silently:
     build artifacts (bytecode, egg-info, caches: `BUILD_ARTIFACTS`).
 """
@@ -23,60 +28,29 @@ Left out silently:
 from __future__ import annotations
 
 import re
-import sys
+import shlex
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 
 from factory.records import FlagKind, VerdictFlag
 from factory.sandbox.git import BUILD_ARTIFACTS
+from factory.verify.facts import FALLBACK_IMPORTABLE, TEST_MACHINERY, Change, RepoFacts
+from factory.verify.languages import rules_for
+from factory.verify.languages.base import Refusal, Rules
+from factory.verify.languages.python import PYTEST_CONFIG, is_test_path, module_dirs
 
-TEST_DIRS_AT_ROOT = {"tests", "test", "testing"}
-TEST_DIRS_ANYWHERE = {"tests"}
-"""`pkg/tests/` holds tests (sympy, astropy, pandas); `pkg/test/` and `pkg/testing/` are library
-code (django.test, numpy.testing) and are graded, with a flag for the reviewer."""
-PYTEST_CONFIG = {"pytest.ini", ".pytest.ini", "pytest.toml", ".pytest.toml", "tox.ini", "conftest.py", "noxfile.py"}
-PACKAGING_CONFIG = {"pyproject.toml", "setup.cfg", "setup.py"}
+__all__ = ["FALLBACK_IMPORTABLE", "PYTEST_CONFIG", "TEST_MACHINERY", "Change", "Decision", "RepoFacts",
+           "apply_policy", "command_files", "is_test_path", "mode_refusal", "module_dirs", "refused"]
+
 STARTUP_HOOKS = {"sitecustomize", "usercustomize"}
 FLAGS_PER_KIND = 20
 """Dropped sections named one by one in the flags; past that, one flag counts the rest."""
-TEST_MACHINERY = {"pytest", "_pytest", "pluggy", "py", "iniconfig", "packaging", "unittest", "conftest"}
-FALLBACK_IMPORTABLE = frozenset(sys.stdlib_module_names) | TEST_MACHINERY
-"""Used only when the image's interpreter could not be asked what it imports."""
 MODE_HEADERS = (b"old mode ", b"new mode ", b"deleted file mode ", b"new file mode ")
 REGULAR_MODE = re.compile(rb"(?:100644|100755)\s*")
 INDEX_LINE = re.compile(rb"[0-9a-fA-F]*\.\.[0-9a-fA-F]*(?: (?:100644|100755))?\s*")
 UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
-
-
-@dataclass(frozen=True)
-class Change:
-    """One section of a patch as git reads it."""
-
-    path: str
-    """The name git matches `--exclude` against: the new path, or the old one of a deletion."""
-    source: str | None = None
-    """The other path of a rename or a copy."""
-    binary: bool = False
-
-    @property
-    def paths(self) -> list[str]:
-        return [self.path] if self.source in (None, self.path) else [self.path, self.source]
-
-
-@dataclass(frozen=True)
-class RepoFacts:
-    """What the policy knows about the start state the patch is applied to."""
-
-    files: frozenset[str] = frozenset()
-    """Tracked paths."""
-    links: frozenset[str] = frozenset()
-    """Symlinks (tracked or not) and gitlinks."""
-    importable: frozenset[str] = FALLBACK_IMPORTABLE
-    """Top-level names the image's test interpreter imports."""
-    module_dirs: frozenset[str] = frozenset({"", "src"})
-    """Folders (relative, "" is the root) on sys.path when the tests run."""
 
 
 @dataclass
@@ -89,6 +63,10 @@ class Decision:
     flags: list[VerdictFlag] = field(default_factory=list)
     rejected: str | None = None
     """Why the whole patch was refused, or None."""
+    rules: Rules = field(default_factory=Rules)
+    """The task's language's rules: they judge the kept manifests once the kept part is applied."""
+    facts: RepoFacts = field(default_factory=RepoFacts)
+    """What the rules were told of the start state, for that judgement."""
 
     @property
     def excluded(self) -> list[str]:
@@ -96,9 +74,9 @@ class Decision:
         return sorted({c.path for c in (*self.dropped, *self.ignored)})
 
     @property
-    def packaging_files(self) -> list[str]:
-        """Kept packaging files: their content is judged once the kept part is applied."""
-        return sorted({p for c in self.kept for p in c.paths if _name(p) in PACKAGING_CONFIG})
+    def judged_after(self) -> list[str]:
+        """Kept files the rules read before and after the apply (`Rules.judge`): packaging files, manifests."""
+        return sorted({p for c in self.kept for p in c.paths if self.rules.read_after(p)})
 
 
 def refused(why: str) -> Decision:
@@ -129,14 +107,17 @@ def mode_refusal(patch: str) -> str | None:
 
 
 def apply_policy(changes: Iterable[Change], facts: RepoFacts) -> Decision:
-    """Judge every section git reads in a patch; refuse it, or say which sections to leave out."""
+    """Judge every section git reads in a patch by the rules every language shares and those of
+    the task's (`facts.language`); refuse it, or say which sections to leave out."""
     changes = list(changes)
+    rules = rules_for(facts.language)
+    facts = replace(facts, patched=frozenset(p for c in changes for p in c.paths))
     for change in changes:
         for path in change.paths:
-            why = _path_refusal(path, facts)
+            why = _path_refusal(path, facts) or rules.refusal(path, facts)
             if why:
                 return refused(why)
-    decision, named = Decision(), Counter()
+    decision, named = Decision(rules=rules, facts=facts), Counter()
 
     def drop(change: Change, kind: FlagKind) -> None:
         decision.dropped.append(change)
@@ -145,11 +126,13 @@ def apply_policy(changes: Iterable[Change], facts: RepoFacts) -> Decision:
             decision.flags.append(VerdictFlag(kind=kind, detail=change.path))
 
     for change in changes:
+        kinds = {FlagKind.dropped_test_configuration if p in facts.command_files else rules.dropped(p, facts)
+                 for p in change.paths}
         if any(_is_artifact(p) for p in change.paths):
             decision.ignored.append(change)
-        elif any(_name(p) in PYTEST_CONFIG for p in change.paths):
+        elif FlagKind.dropped_test_configuration in kinds:
             drop(change, FlagKind.dropped_test_configuration)
-        elif any(is_test_path(p) for p in change.paths):
+        elif FlagKind.dropped_test_change in kinds:
             drop(change, FlagKind.dropped_test_change)
         elif change.binary:
             drop(change, FlagKind.dropped_binary)
@@ -163,22 +146,12 @@ def apply_policy(changes: Iterable[Change], facts: RepoFacts) -> Decision:
     decision.flags += [VerdictFlag(kind=kind, detail=f"{count - FLAGS_PER_KIND} more")
                        for kind, count in named.items() if count > FLAGS_PER_KIND]
     for change in decision.kept:
-        shadowed = _shadowed(change.path, facts)
-        if shadowed:
-            return refused(f"new module shadows {shadowed!r}: {change.path}")
-        if _is_library_test_support(change.path):
-            decision.flags.append(VerdictFlag(kind=FlagKind.library_test_support, detail=change.path))
+        judged = rules.kept(change.path, facts)
+        if isinstance(judged, Refusal):
+            return refused(judged.why)
+        if judged is not None:
+            decision.flags.append(judged)
     return decision
-
-
-def is_test_path(path: str) -> bool:
-    *dirs, name = path.split("/")
-    return (
-        bool(dirs) and dirs[0] in TEST_DIRS_AT_ROOT
-        or any(d in TEST_DIRS_ANYWHERE for d in dirs)
-        or name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
-        or name in ("conftest.py", "tests.py")
-    )
 
 
 def _path_refusal(path: str, facts: RepoFacts) -> str | None:
@@ -214,51 +187,12 @@ def _glob(pattern: list[str], parts: list[str]) -> bool:
     return bool(parts) and fnmatchcase(parts[0], head) and _glob(rest, parts[1:])
 
 
-def _is_library_test_support(path: str) -> bool:
-    dirs = path.split("/")[:-1]
-    return any(d in TEST_DIRS_AT_ROOT for d in dirs[1:])
-
-
-def _name(path: str) -> str:
-    return path.rsplit("/", 1)[-1]
-
-
-def _parent(path: str) -> str:
-    return path.rpartition("/")[0]
-
-
-def _shadowed(path: str, facts: RepoFacts) -> str | None:
-    """The importable name a new top-level module or package at `path` would hide, if any."""
-    if path in facts.files:
-        return None
-    folder, name = _parent(path), _name(path)
-    if name == "__init__.py" and folder:
-        folder, module = _parent(folder), _name(folder)
-    elif name.endswith(".py"):
-        module = name[:-3]
-    elif name.endswith((".so", ".pyd")):
-        module = name.split(".")[0]  # json.cpython-311-x86_64-linux-gnu.so
-    else:
-        return None
-    return module if folder in facts.module_dirs and module in facts.importable else None
-
-
-def module_dirs(files: Iterable[str], sys_path: Iterable[str], workdir: str, test_files: Iterable[str]) -> frozenset[str]:
-    """Folders of the repo on sys.path when the tests run: the root, src/, the image's own
-    entries inside the repo, and the folders pytest puts first for each test file and
-    conftest.py (the first folder up that is not a package)."""
+def command_files(command: str, files: Iterable[str]) -> frozenset[str]:
+    """Tracked files the task's test command names (`sh run-tests.sh`, `./gradlew test`): the
+    runner itself, which the tests run under and the agent's patch does not change."""
+    try:
+        words = shlex.split(command)
+    except ValueError:  # an unbalanced quote: the command's words as they stand
+        words = command.split()
     files = set(files)
-    root = workdir.rstrip("/")
-    dirs = {"", "src"}
-    for entry in sys_path:
-        entry = entry.rstrip("/")
-        if entry == root:
-            dirs.add("")
-        elif entry.startswith(root + "/"):
-            dirs.add(entry[len(root) + 1:])
-    for test_file in [*test_files, *(f for f in files if _name(f) == "conftest.py")]:
-        folder = _parent(test_file)
-        while folder and f"{folder}/__init__.py" in files:
-            folder = _parent(folder)
-        dirs.add(folder)
-    return frozenset(dirs)
+    return frozenset(w.removeprefix("./") for w in words if w.removeprefix("./") in files)

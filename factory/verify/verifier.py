@@ -43,12 +43,13 @@ from factory.verify.config import VerifierConfig
 from factory.verify.flags import static_flags
 from factory.verify.frameworks import FRAMEWORKS, TestFramework, Trial
 from factory.verify.grading import grade
-from factory.verify.packaging import packaging_configuration
+from factory.verify.languages import PutBack, Refusal
 from factory.verify.policy import (
     FALLBACK_IMPORTABLE,
     Decision,
     RepoFacts,
     apply_policy,
+    command_files,
     mode_refusal,
     module_dirs,
 )
@@ -59,15 +60,16 @@ TEST_PATCH = "/tmp/factory-tests.patch"
 AGENT_PATCH_FAILED, TEST_PATCH_FAILED, AGENT_PATCH_MISPLACED = 3, 4, 5
 """Exit codes of the apply script (`_apply`)."""
 APPLY_ERRORS = "/tmp/factory-apply.err"
-PACKAGING = f"{gitread.OUT}/packaging"
-"""The packaging files the patch changes, NUL-separated: read before and after it is applied."""
+JUDGED = f"{gitread.OUT}/judged"
+"""The kept manifests the language's rules judge (`Decision.judged_after`), NUL-separated: read before
+and after the patch is applied."""
 log = logging.getLogger(__name__)
 
 
 @dataclass
 class Applied:
-    """What the apply exec left for the framework: its `readback`'s output, the packaging files
-    to put back at their start state (None: remove), and the flags of what was put back."""
+    """What the apply exec left for the framework: its `readback`'s output, the manifests whose
+    judged parts the tests see at their start state (None: remove), and the flags of what was put back."""
 
     printed: str
     restore: dict[str, bytes | None] = field(default_factory=dict)
@@ -306,20 +308,20 @@ class DockerVerifier:
     async def _apply(self, sandbox: DockerSandbox, task: Task, patch: str, listing: gitread.Listing, decision: Decision,
                      touched: list[str]) -> Verdict | Applied:
         """In one exec: the agent patch applied as judged (the very bytes git listed, the sections the
-        policy left out left out by git, named in files), its packaging files read before and after,
-        the hidden tests applied, and what the test framework reads back to plan its run. Those,
-        or a Verdict."""
-        packaging = decision.packaging_files
+        policy left out left out by git, named in files), the manifests its language's rules judge read
+        before and after, the hidden tests applied, and what the test framework reads back to plan its
+        run. Those, or a Verdict."""
+        judged = decision.judged_after
         files = gitread.apply_files(patch, listing, decision.excluded)
-        if packaging:  # named in a file: a patch may hold thousands, and a command line has a limit
-            files[PACKAGING] = b"".join(p.encode("utf-8", "surrogateescape") + b"\0" for p in packaging)
+        if judged:  # named in a file: a patch may hold thousands, and a command line has a limit
+            files[JUDGED] = b"".join(p.encode("utf-8", "surrogateescape") + b"\0" for p in judged)
         if files:
             await sandbox.write_files(files, owner="root")
-        script = [print_listed(PACKAGING, "before") if packaging else ":"]
+        script = [print_listed(JUDGED, "before") if judged else ":"]
         if decision.kept:
             script.append(gitread.apply_script(gitread.PATCH, APPLY_ERRORS, AGENT_PATCH_FAILED, files=files, strip=listing.strip,
                                                zero_context=listing.zero_context, misplaced=AGENT_PATCH_MISPLACED))
-        script.append(print_listed(PACKAGING, "after") if packaging else ":")
+        script.append(print_listed(JUDGED, "after") if judged else ":")
         if task.test_patch:
             script.append(gitread.apply_script(TEST_PATCH, APPLY_ERRORS, TEST_PATCH_FAILED))
         script.append(self._framework(task).readback(task, touched))
@@ -336,13 +338,16 @@ class DockerVerifier:
         if result.exit_code != 0 or result.truncated_bytes:  # the script and the start state are the task's: the patch did it
             return Verdict(resolved=False, reason=Reason.patch_failed,
                            detail=f"could not apply and read the patch: {result.output[-1000:]}")
-        before, after = (printed_files(result.output, when, packaging) for when in ("before", "after"))
+        before, after = (printed_files(result.output, when, judged) for when in ("before", "after"))
         restored, flags = {}, []
-        for path in packaging:
-            configures = packaging_configuration(path, before[path], after[path])
-            if configures:  # left at its start state: the tests run under the task's configuration
-                restored[path] = before[path]
-                flags.append(VerdictFlag(kind=FlagKind.dropped_packaging_configuration, detail=configures))
+        for path in judged:
+            judgement = decision.rules.judge(path, before[path], after[path], decision.facts)
+            if isinstance(judgement, Refusal):
+                return Verdict(resolved=False, reason=Reason.patch_rejected, detail=judgement.why,
+                               flags=[VerdictFlag(kind=FlagKind.refused, detail=judgement.why)])
+            if isinstance(judgement, PutBack):  # the tests run under the task's configuration
+                restored[path] = judgement.content
+                flags.append(VerdictFlag(kind=FlagKind.dropped_packaging_configuration, detail=judgement.why))
         return Applied(result.output, restored, flags)
 
     async def _facts(self, sandbox: DockerSandbox, task: Task, listing: gitread.Listing) -> RepoFacts:
@@ -359,7 +364,8 @@ class DockerVerifier:
         interpreter = interpreter or gitread.Interpreter(FALLBACK_IMPORTABLE, ())
         tests = [nodeid.split("::")[0] for nodeid in (*task.FAIL_TO_PASS, *task.PASS_TO_PASS)]
         dirs = module_dirs(listing.files, interpreter.sys_path, task.workdir, tests)
-        return RepoFacts(listing.files, listing.links, interpreter.importable, dirs)
+        return RepoFacts(listing.files, listing.links, interpreter.importable, dirs, language=task.language,
+                         command=task.tests.command, command_files=command_files(task.tests.command, listing.files))
 
     async def _within_fitted_limit(self, task: Task, running: asyncio.Future) -> bool:
         """Wait for the test run; False if it was cut. A task never validated has no measured time

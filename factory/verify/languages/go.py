@@ -1,0 +1,79 @@
+"""Go's rules: `go test`'s files, what go.mod and go.work say about which code the tests import,
+and linknames into the test runner.
+
+Dropped and flagged: `*_test.go` and `testdata/` (test changes); `go.work` / `go.work.sum` (a
+workspace swaps the modules the tests import) and `vendor/` (the vendored copies are what the
+tests import, testify's `assert` among them: left out, nothing of the agent's copy runs, and a
+dependency bump that needed it fails to build, honestly, rather than being called an attack).
+Judged after the apply: go.mod's `replace`, `toolchain` and `godebug` directives are put back at
+their start state, the rest of the agent's go.mod kept (a `require` bump resolves); a `.go` file
+that adds a `//go:linkname` to a symbol of `testing`, `runtime` or `internal/...` refuses the
+patch: it rewrites the test runner from the code under test, and left out, the rest of the patch
+would still have been written around it.
+"""
+
+from __future__ import annotations
+
+from factory.records import FlagKind, VerdictFlag
+from factory.verify.facts import RepoFacts, name_of
+from factory.verify.languages import gomod
+from factory.verify.languages.base import Judgement, Kept, PutBack, Refusal, Rules, under
+
+TEST_FOLDERS = frozenset({"testdata"})
+WORKSPACE = frozenset({"go.work", "go.work.sum"})
+JUDGED_VERBS = frozenset({"replace", "toolchain", "godebug"})
+"""go.mod directives that choose other code or another runtime for the tests than the task's."""
+RUNNER_PACKAGES = ("testing", "runtime", "internal")
+
+
+class GoRules(Rules):
+    language = "go"
+
+    def dropped(self, path: str, facts: RepoFacts) -> FlagKind | None:
+        if name_of(path) in WORKSPACE or under(path, frozenset({"vendor"})):
+            return FlagKind.dropped_test_configuration
+        if name_of(path).endswith("_test.go") or under(path, TEST_FOLDERS):
+            return FlagKind.dropped_test_change
+        return None
+
+    def kept(self, path: str, facts: RepoFacts) -> Kept:
+        if path.endswith(".go") and any(part.lower().startswith("test") for part in path.split("/")[:-1]):
+            return VerdictFlag(kind=FlagKind.library_test_support, detail=path)  # testutil/: what tests call
+        return None
+
+    def read_after(self, path: str) -> bool:
+        return name_of(path) == "go.mod" or path.endswith(".go")
+
+    def judge(self, path: str, before: bytes | None, after: bytes | None, facts: RepoFacts) -> Judgement:
+        old, new = ((b or b"").decode(errors="replace") for b in (before, after))
+        if name_of(path) == "go.mod":
+            return _go_mod(path, before, old, new, after is None)
+        added = _linknames(new) - _linknames(old)
+        into = sorted(target for _, target in added if _package(target).split("/")[0] in RUNNER_PACKAGES)
+        return Refusal(f"//go:linkname into the test runner: {path}: {', '.join(into)}") if into else None
+
+
+def _go_mod(path: str, before: bytes | None, old: str, new: str, removed: bool) -> Judgement:
+    if gomod.judged(old, JUDGED_VERBS) == gomod.judged(new, JUDGED_VERBS):
+        return None
+    changed = sorted({verb for verb, _ in {*gomod.judged(old, JUDGED_VERBS)} ^ {*gomod.judged(new, JUDGED_VERBS)}})
+    merged = None if removed else gomod.put_back(new, old, JUDGED_VERBS)
+    if merged is None:
+        return PutBack(before, f"{path}: {', '.join(changed)} (the whole file put back)")
+    return PutBack(merged.encode(), f"{path}: {', '.join(changed)} put back, the rest kept")
+
+
+def _linknames(text: str) -> set[tuple[str, str]]:
+    """(local, target) of every two-argument `//go:linkname` directive."""
+    found = set()
+    for line in text.split("\n"):
+        words = line.strip().split()
+        if len(words) >= 3 and words[0] == "//go:linkname":
+            found.add((words[1], words[2]))
+    return found
+
+
+def _package(target: str) -> str:
+    """The import path of a linkname target: `testing.tRunner` -> testing, `a/b.c.d` -> a/b."""
+    folder, _, last = target.rpartition("/")
+    return f"{folder}/{last.split('.')[0]}" if folder else last.split(".")[0]
