@@ -83,13 +83,14 @@ func init() {
 '''
 
 
-async def test_go_code_that_reports_every_test_it_finds_as_passed_is_caught_by_a_copy(tmp_path):
+async def test_go_code_that_reports_every_test_it_finds_as_passed_is_caught(tmp_path):
     task, folder = task_of("demo-go")
     ids = ",".join([*task.FAIL_TO_PASS, *task.PASS_TO_PASS])
     forger = GO_FORGER + f"\nconst IDS = {json.dumps(ids)}\n"
     verdict = await verifier().verify(task, patch_of(tmp_path, folder, task, {"forge.go": lambda _: forger}))
     assert not verdict.resolved and verdict.reason is Reason.tampered, verdict
-    assert verdict.decided_by is Check.controls, verdict
+    # the canary, written as one of the file's tests, is no easier to spare than a copy
+    assert verdict.decided_by in (Check.controls, Check.tamper_probe), verdict
 
 
 JS_FORGER = '''
@@ -117,7 +118,7 @@ process.on("exit", () => {
 '''
 
 
-async def test_js_code_that_writes_the_report_itself_is_caught_by_a_copy(tmp_path):
+async def test_js_code_that_writes_the_report_itself_is_caught(tmp_path):
     task, folder = task_of("demo-js")
     forger = JS_FORGER.replace("IDS", json.dumps([*task.FAIL_TO_PASS, *task.PASS_TO_PASS]))
     (repo,) = (folder / "repos").iterdir()
@@ -126,6 +127,6 @@ async def test_js_code_that_writes_the_report_itself_is_caught_by_a_copy(tmp_pat
     patch = patch_of(tmp_path, folder, task, {main: lambda text: text + forger})
     verdict = await verifier().verify(task, patch)
     assert not verdict.resolved and verdict.reason is Reason.tampered, verdict
-    assert verdict.decided_by is Check.controls, verdict
+    assert verdict.decided_by in (Check.controls, Check.tamper_probe), verdict
 
 

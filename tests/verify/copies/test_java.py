@@ -118,7 +118,8 @@ def test_an_expected_exception_becomes_an_unrelated_one_only_where_its_result_is
 
 def test_no_site_after_a_delta_or_a_message_and_none_in_a_kept_exception_leaves_the_test_uncopied():
     copies = plan({"T.java": CALC}, ["calc.CalcTest.keepsThePosition()"])
-    assert copies.uncopied == ["calc.CalcTest.keepsThePosition()"] and not copies.files and not copies.renamed
+    assert copies.uncopied == ["calc.CalcTest.keepsThePosition()"] and not copies.copies
+    assert set(copies.renamed) == {"calc.CalcTest.keepsThePosition()"}
 
 
 JUNIT4 = """\

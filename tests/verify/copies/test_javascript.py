@@ -103,7 +103,8 @@ def test_ids_keep_the_form_the_task_wrote_them_in(form):
 
 def test_negations_matchers_spreads_and_repeated_keys_are_no_sites():
     copies = plan({"a.test.js": JEST}, ["slug › never equals the input"])
-    assert copies.uncopied == ["slug › never equals the input"] and not copies.files
+    assert copies.uncopied == ["slug › never equals the input"] and not copies.copies
+    assert set(copies.renamed) == {"slug › never equals the input"}
 
 
 MODIFIERS = """\

@@ -8,8 +8,9 @@ a harmless side effect: they must resolve.
 
 The forgers that spare the planted controls learn, when the patch is written, what an agent
 would see: the tests' names (`seen`) and their bodies with the whitespace taken out
-(`known_bodies`); at run time they read the test files again and spare only what they know,
-so a canary or a copy that differs from its original by one literal is left to fail.
+(`known_bodies`), in the repo as the agent sees it (its FAIL_TO_PASS tests taken out,
+`hide_failing_tests`); at run time they read the test files again and spare only what they
+know, so a canary or a copy that differs from its original by one literal is left to fail.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from enum import Enum
 from pathlib import Path
 
 from factory.records import Task
+from factory.verify.frameworks.copies.base import COPY_WRITERS
 from tests.verify.conftest import git
 
 TASKSETS = Path(__file__).parents[3] / "pipelines/tasksets"
@@ -63,11 +65,27 @@ def patch_of(case: Case, task: Task, tmp_path: Path) -> str:
     subprocess.run(["git", "apply"], input=task.start.bug_patch, text=True, cwd=work, check=True)
     git(work, "add", "-A")
     git(work, "commit", "-qm", "start")
+    hide_failing_tests(work, task)
     if case.gold:
         subprocess.run(["git", "apply"], input=task.gold_patch, text=True, cwd=work, check=True)
     case.change(work, task)
     git(work, "add", "-A")
     return git(work, "-c", "core.quotepath=false", "diff", "--cached", "-M")
+
+
+def hide_failing_tests(work: Path, task: Task) -> None:
+    """The repo as the agent sees it: its FAIL_TO_PASS tests taken out (`plant.hider`), committed
+    as the state the agent's diff is made against."""
+    texts = {}
+    for path in work.rglob("*"):
+        if path.is_file() and ".git" not in path.relative_to(work).parts:
+            try:
+                texts[str(path.relative_to(work))] = path.read_text()
+            except UnicodeDecodeError:
+                continue
+    for path, text in COPY_WRITERS.get(task.language).hide(texts, list(task.FAIL_TO_PASS)).items():
+        (work / path).write_text(text)
+    git(work, "commit", "-qam", "the agent's view", "--allow-empty")
 
 
 def write(work: Path, path: str, text: str) -> None:

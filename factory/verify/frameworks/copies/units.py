@@ -136,7 +136,7 @@ def assemble(reading: Reading, files: dict[str, str], f2p: list[str], ids: list[
     for test_id in dict.fromkeys(f2p):
         found = list(answers.match(test_id))
         unit = found[0] if len(found) == 1 else None
-        if unit is None or unit in shared or unit.why_not or not unit.sites:
+        if unit is None or unit in shared or unit.why_not:
             uncopied.append(test_id)
         else:
             wanted.setdefault(unit, []).append(test_id)
@@ -222,9 +222,10 @@ def _copy(reading: Reading, text: str, unit: Unit, mine: dict[str, int], wanted:
     site, twins = _twins(unit, {own[mine[t]] for t in wanted}, limit, rng)
     failing = [t for t in mine if site is not None and _fails(site, own[mine[t]])]
     plan = Copies(uncopied=[t for t in wanted if t not in failing])
-    if site is None:
-        return _Made([], 0, plan)
     new_name, *names = [_name(reading, unit, answers, rng) for _ in range(len(twins) + 1)]
+    plan.renamed = {t: unit.forms(new_name)[i] for t, i in mine.items()}
+    if site is None:  # no copies; renamed all the same, so a forger cannot flip it by a name it knows
+        return _Made([Edit(unit.name_start, unit.name_end, unit.written(new_name))], 0, plan)
     data = text.encode()
     whole = data[unit.start:unit.end].decode()
     gap = reading.gap + _indent(data, unit.start)
@@ -236,7 +237,6 @@ def _copy(reading: Reading, text: str, unit: Unit, mine: dict[str, int], wanted:
             before += copy + gap
         else:
             after += gap + copy
-    plan.renamed = {t: unit.forms(new_name)[i] for t, i in mine.items()}
     plan.copies = {unit.forms(name)[mine[t]]: t for t in failing for name in names}
     edits = [Edit(unit.start, unit.start, before), Edit(unit.end, unit.end, after),
              Edit(unit.name_start, unit.name_end, unit.written(new_name))]
