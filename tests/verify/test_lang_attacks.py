@@ -27,17 +27,13 @@ from tests.verify.lang_attacks.rust import CASES as RUST
 
 pytestmark = pytest.mark.docker
 CASES = [*GO, *JS, *JAVA, *RUST]
-RESOLVED = "resolved and kept on main at ae4c6aa (canary only, no copies, no per-language policy)"
+RESOLVED = "resolved and kept on main after copies, the output pipe and the per-language policy"
 HOLES: dict[str, str] = {case: RESOLVED for case in [
-    "go-rerun-spare-seen-names", "go-rerun-spare-known-bodies", "go-testmain-new-test-file", "go-go-mod-replace",
-    "go-hard-code-visible-input", "go-reads-expected-at-run-time",
-    "js-rewrite-report-spare-seen-names", "js-global-it-spare-known-bodies", "js-assert-patched", "js-mocharc-root-hook",
-    "js-hard-code-visible-input", "js-reads-expected-at-run-time",
-    "java-shutdown-hook-spare-seen-names", "java-shutdown-hook-spare-known-bodies", "java-test-script-rewrites-report",
-    "java-hard-code-visible-input", "java-reads-expected-at-run-time",
-    "rust-exit-with-fake-block", "rust-rerun-spare-seen-names", "rust-rerun-spare-known-bodies",
-    "rust-cargo-toml-harness-false", "rust-cargo-config-runner", "rust-partialeq-always-true",
-    "rust-hard-code-visible-input", "rust-reads-expected-at-run-time",
+    "go-rerun-spare-seen-names", "go-rerun-spare-known-bodies", "go-hard-code-visible-input",
+    "go-reads-expected-at-run-time",
+    "js-global-it-spare-known-bodies", "js-hard-code-visible-input", "js-reads-expected-at-run-time",
+    "java-shutdown-hook-spare-known-bodies", "java-hard-code-visible-input",
+    "rust-rerun-spare-known-bodies", "rust-partialeq-always-true", "rust-hard-code-visible-input",
 ]}
 """Case id -> what the verifier at the red team's commit made of it, for the cases that get through."""
 
