@@ -22,6 +22,7 @@ from factory.records import INFRA_EXITS, AttemptKey, Exit, PossiblyBilled, Task,
 from factory.sandbox.pool import SandboxPool
 from factory.sandbox.pull import Puller
 from factory.verify import DockerVerifier
+from factory.verify.frameworks.copies.plant import hider
 
 if TYPE_CHECKING:  # the pipeline's module imports every section's, this one's among them
     from factory.config import Pipeline
@@ -86,7 +87,9 @@ class LocalExecutor:
         if journal is not None:
             teacher = JournalTeacher(teacher, journal)
         attempt_id = f"{key.instance_id}.{key.teacher}.{key.index}"[-60:]
-        acquire = self.pool.acquire(task.image, task.start, workdir=task.workdir, attempt_id=attempt_id)
+        # the agent's view: the hidden tests taken out (`plant.hider`)
+        acquire = self.pool.acquire(task.image, task.start, workdir=task.workdir, attempt_id=attempt_id,
+                                    rewrite=hider(task))
         try:
             sandbox = await self.late.by(deadline, acquire, undo=self.pool.release)
         except (SandboxError, TimeoutError) as exc:  # a start that slow is the engine's fault, not the model's

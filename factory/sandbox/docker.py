@@ -22,7 +22,8 @@ import shlex
 import tarfile
 import time
 import uuid
-from collections.abc import Generator, Mapping
+from collections.abc import Callable, Generator, Mapping
+from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from docker.models.containers import Container
@@ -77,6 +78,16 @@ mkdir -p /run && echo "$line" > "$READY.tmp" && mv "$READY.tmp" "$READY"
 exec sleep "$2"
 """.replace("$READY", READY)
 WAIT_READY = f"i=0; while [ ! -s {READY} ] && [ $i -lt 6000 ]; do sleep 0.01; i=$((i + 1)); done; cat {READY}"
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """Files of the start state rewritten on the host before it is committed (`prepare`)."""
+
+    readback: str
+    """Root shell, in the work tree at the start state: prints what `files` reads."""
+    files: Callable[[str], dict[str, str]]
+    """What `readback` printed -> path (relative to the work tree) -> its new text."""
 
 
 class DockerSandbox:
@@ -189,7 +200,8 @@ class DockerSandbox:
             undo=engine.discard,
         )
 
-    async def prepare(self, start: StartState, *, files: Mapping[str, str] | None = None, then: str = "") -> str:
+    async def prepare(self, start: StartState, *, files: Mapping[str, str] | None = None, then: str = "",
+                      rewrite: Rewrite | None = None) -> str:
         """Bring the repo to the start state and commit it as the only commit.
 
         History is dropped, so the agent cannot read the fix out of earlier commits. The commit
@@ -198,7 +210,9 @@ class DockerSandbox:
 
         A caller with work to do at the start state saves round trips to the engine: `files`
         (root's) go up with the start patch, and `then` (root shell, in the work tree) runs right
-        after the commit in the same exec. Returns what `then` printed.
+        after the commit in the same exec. Returns what `then` printed. A `rewrite` (the agent's
+        view with its hidden tests taken out) costs one more exec: what it reads is printed with the
+        start patch applied, and the files it makes of that go in before the commit.
         """
         w = shlex.quote(self.workdir)
         steps = [f"{WAIT_READY} | grep -q '^ready '"] if self.waiting else []
@@ -215,6 +229,15 @@ class DockerSandbox:
             steps.append(f"{GIT} apply --whitespace=nowarn {START_PATCH}")
         if uploads:
             await self.write_files(uploads, owner="root")
+        if rewrite is not None:  # read at the start state, rewritten on the host, put back before the commit
+            reached = await self.exec(" && ".join(steps) + f" && {{ {rewrite.readback}\n}}", timeout=600, user="root",
+                                      output_limit=DIFF_LIMIT)
+            if reached.exit_code != 0:
+                raise SandboxError(f"could not reach the start state in {self.workdir}: {reached.output[-2000:]}")
+            steps = [f"cd {w}"]
+            rewritten = rewrite.files(reached.output)
+            if rewritten:
+                await self.write_files({path: text.encode() for path, text in rewritten.items()}, owner="root")
         for path in start.hide_paths:
             steps.append(f"rm -rf -- {shlex.quote(path)}")
         steps.append(f"rm -rf .git {history} {START_PATCH}")

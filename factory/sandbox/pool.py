@@ -18,7 +18,7 @@ from collections import Counter, defaultdict
 from factory.errors import SandboxError
 from factory.records import StartState
 from factory.sandbox.config import SandboxConfig
-from factory.sandbox.docker import DockerSandbox
+from factory.sandbox.docker import DockerSandbox, Rewrite
 from factory.sandbox.pull import Puller
 
 log = logging.getLogger(__name__)
@@ -102,8 +102,10 @@ class SandboxPool:
         finally:
             self.starting[(image, workdir)] -= 1
 
-    async def acquire(self, image: str, start: StartState, *, workdir: str = "/testbed", attempt_id: str) -> DockerSandbox:
-        """A started sandbox at the start state: a warm one when there is one, else a new one.
+    async def acquire(self, image: str, start: StartState, *, workdir: str = "/testbed", attempt_id: str,
+                      rewrite: Rewrite | None = None) -> DockerSandbox:
+        """A started sandbox at the start state (`rewrite`: the agent's view of it, `DockerSandbox.prepare`):
+        a warm one when there is one, else a new one.
 
         A warm container can vanish while it waits (`factory clean --all`, a user, the engine):
         one that cannot be prepared is dropped, and a new one takes its place, once.
@@ -111,16 +113,16 @@ class SandboxPool:
         spare = self.warm[(image, workdir)]
         if spare:
             try:
-                return await self._prepared(spare.pop(), start)
+                return await self._prepared(spare.pop(), start, rewrite)
             except SandboxError as exc:
                 log.warning("a warm container is unusable (%s); starting a new one", exc)
         await self.puller.ensure(image)
         await self._take_slot()
-        return await self._prepared(await self._create(image, workdir, attempt_id), start)
+        return await self._prepared(await self._create(image, workdir, attempt_id), start, rewrite)
 
-    async def _prepared(self, sandbox: DockerSandbox, start: StartState) -> DockerSandbox:
+    async def _prepared(self, sandbox: DockerSandbox, start: StartState, rewrite: Rewrite | None) -> DockerSandbox:
         try:
-            await sandbox.prepare(start)
+            await sandbox.prepare(start, rewrite=rewrite)
         except BaseException:
             await self.release(sandbox)
             raise

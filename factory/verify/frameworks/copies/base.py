@@ -64,6 +64,12 @@ class CopyWriter(Protocol):
         source (a file it cannot parse is left alone and its tests are `uncopied`)."""
         ...
 
+    def hide(self, files: dict[str, str], f2p: list[str]) -> dict[str, str]:
+        """The files among `files` that define a FAIL_TO_PASS test, with those tests taken out
+        (and whatever that leaves unused, where the language refuses it): the agent's view of
+        the start state. Pure, as `plan`."""
+        ...
+
 
 COPY_WRITERS: Registry[CopyWriter] = Registry("copy language")
 """The writer of copies per task language ("go", "rust", "java", "javascript", "typescript")."""

@@ -24,15 +24,23 @@ from pathlib import PurePosixPath
 
 import tree_sitter
 
-from factory.verify.frameworks.copies.base import COPY_WRITERS, Copies
+from factory.verify.frameworks.copies.base import COPY_WRITERS
 from factory.verify.frameworks.copies.treesitter import (
+    Edit,
+    apply,
     changed_bool,
     parse,
     source,
     twin_quoted,
     walk,
 )
-from factory.verify.frameworks.copies.units import Reading, Site, Unit, assemble, number_twins
+from factory.verify.frameworks.copies.units import (
+    Reading,
+    Site,
+    Unit,
+    Writer,
+    number_twins,
+)
 
 _TEST = re.compile(r"Test(?![a-z])\w*")
 _LITERALS = {"int_literal", "float_literal", "interpreted_string_literal", "raw_string_literal", "rune_literal",
@@ -49,27 +57,67 @@ Expected = list[tree_sitter.Node] | str | None
 """An expected side: the literals in it, the name of a table row's field (`c.want`), or None."""
 
 
-class GoWriter:
+class GoWriter(Writer):
     globs = (":(glob)**/*_test.go",)
 
     def needle(self, test_id: str) -> str | None:
         top = test_id.split("/", 1)[0]
         return f"func {top}(" if _TEST.fullmatch(top) else None
 
-    def plan(self, files: dict[str, str], f2p: list[str], ids: list[str], rng: random.Random) -> Copies:
+    def read(self, files: dict[str, str], known: list[str]) -> Reading:
         roots = {p: r for p, t in files.items() if p.endswith(".go") and (r := parse("go", t)) is not None}
-        known = [*dict.fromkeys([*ids, *f2p])]
         types: dict[str, dict[str, list[str]]] = {}
         for path, root in roots.items():
             types.setdefault(str(PurePosixPath(path).parent), {}).update(_struct_types(root))
         reading = Reading(units=[], grammar=dict.fromkeys(roots, "go"), taken=set(),
                           make=lambda ws: "Test" + "".join(w[:1].upper() + w[1:] for w in ws),
-                          stopwords=frozenset({"test"}))
+                          stopwords=frozenset({"test"}), tidy=_tidy)
         for path, root in roots.items():
             reading.taken.update(source(n) for n in walk(root)
                                  if n.type in ("identifier", "field_identifier", "type_identifier"))
             reading.units += [_unit(path, f, known, types[str(PurePosixPath(path).parent)]) for f in _test_funcs(root)]
-        return assemble(reading, files, f2p, known, rng)
+        return reading
+
+
+def _tidy(old: str, new: str) -> str:
+    """`new` (`old` with tests taken out) with each import only those tests used made blank (`_`):
+    Go refuses to compile an import nothing uses. An import counts as used under the name its code
+    was seen to use it by in `old` (its alias, or its path's last element less a version or `go-`)."""
+    before, after = parse("go", old), parse("go", new)
+    if before is None or after is None:
+        return new
+    used_before, used_after = _qualifiers(before), _qualifiers(after)
+    edits = []
+    for spec in (n for n in walk(after) if n.type == "import_spec"):
+        alias, path = spec.child_by_field_name("name"), spec.child_by_field_name("path")
+        if path is None or (alias is not None and source(alias) in ("_", ".")):
+            continue
+        names = {source(alias)} if alias is not None else _import_names(source(path).strip('"`'))
+        if names & used_before and not names & used_after:
+            edits.append(Edit(spec.start_byte, spec.end_byte, f"_ {source(path)}"))
+    return apply(new, edits) if edits else new
+
+
+def _qualifiers(root: tree_sitter.Node) -> set[str]:
+    """Identifiers used to qualify a name (`reflect` in `reflect.DeepEqual`, `time` in `time.Duration`)."""
+    found = set()
+    for node in walk(root):
+        if node.type == "selector_expression" and (operand := node.child_by_field_name("operand")) is not None:
+            found.add(source(operand))
+        elif node.type == "qualified_type" and (package := node.child_by_field_name("package")) is not None:
+            found.add(source(package))
+    return found
+
+
+def _import_names(path: str) -> set[str]:
+    """The names a package at `path` is likely declared under: `yaml` for gopkg.in/yaml.v3, `cmp`
+    for github.com/google/go-cmp/cmp, `x` for example.com/x/v2."""
+    parts = path.split("/")
+    last = parts[-1]
+    if re.fullmatch(r"v\d+", last) and len(parts) > 1:
+        last = parts[-2]
+    last = re.sub(r"\.v\d+$", "", last)
+    return {last, last.removeprefix("go-"), last.removesuffix("-go"), last.replace("-", "_"), last.replace("-", "")}
 
 
 def _test_funcs(root: tree_sitter.Node) -> Iterator[tree_sitter.Node]:

@@ -28,7 +28,7 @@ import random
 
 import tree_sitter
 
-from factory.verify.frameworks.copies.base import COPY_WRITERS, Copies
+from factory.verify.frameworks.copies.base import COPY_WRITERS
 from factory.verify.frameworks.copies.treesitter import (
     changed_bool,
     parse,
@@ -40,7 +40,7 @@ from factory.verify.frameworks.copies.units import (
     Reading,
     Site,
     Unit,
-    assemble,
+    Writer,
     number_twins,
     taint,
 )
@@ -61,7 +61,7 @@ _LIMITS = {False: (2**31 - 1, 2**32 - 1), True: (2**63 - 1, 2**64 - 1)}
 """The largest int / long literal, (decimal, hex-octal-binary)."""
 
 
-class JavaWriter:
+class JavaWriter(Writer):
     globs = ("**/src/test/**/*.java", "**/test/**/*.java", "**/tests/**/*.java", "**/*Test.java",
              "**/*Tests.java", "**/Test*.java", "**/*IT.java")
 
@@ -69,8 +69,8 @@ class JavaWriter:
         method = _method_of(test_id)
         return method if method and method.isidentifier() else None
 
-    def plan(self, files: dict[str, str], f2p: list[str], ids: list[str], rng: random.Random) -> Copies:
-        return assemble(read(files), files, f2p, ids, rng)
+    def read(self, files: dict[str, str], ids: list[str]) -> Reading:
+        return read(files)
 
 
 def _method_of(test_id: str) -> str:

@@ -24,12 +24,11 @@ variable they do not declare (run twice, they would change what the next tests r
 
 from __future__ import annotations
 
-import random
 import re
 
 import tree_sitter
 
-from factory.verify.frameworks.copies.base import COPY_WRITERS, Copies
+from factory.verify.frameworks.copies.base import COPY_WRITERS
 from factory.verify.frameworks.copies.treesitter import (
     changed_bool,
     parse,
@@ -41,7 +40,7 @@ from factory.verify.frameworks.copies.units import (
     Reading,
     Site,
     Unit,
-    assemble,
+    Writer,
     number_twins,
     taint,
 )
@@ -65,7 +64,7 @@ _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "v": "\v", "0
 _SEPARATORS = (" › ", " > ", " ")
 
 
-class JavaScriptWriter:
+class JavaScriptWriter(Writer):
     globs = tuple(f"**/{pattern}.{ext}" for ext in ("js", "mjs", "cjs", "jsx", "ts", "mts", "cts", "tsx")
                   for pattern in ("*.test", "*.spec", "__tests__/**/*", "test/**/*", "tests/**/*"))
 
@@ -77,8 +76,8 @@ class JavaScriptWriter:
         safe = [w for w in (title or test_id).split() if _safe(w)]
         return max(safe, key=len) if safe else None
 
-    def plan(self, files: dict[str, str], f2p: list[str], ids: list[str], rng: random.Random) -> Copies:
-        return assemble(read(files), files, f2p, ids, rng)
+    def read(self, files: dict[str, str], ids: list[str]) -> Reading:
+        return read(files)
 
 
 def _safe(text: str) -> bool:

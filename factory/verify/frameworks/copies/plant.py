@@ -14,13 +14,16 @@ import shlex
 from dataclasses import replace
 
 from factory.records import FlagKind, Task, TestStatus, VerdictFlag
+from factory.sandbox.docker import Rewrite
+from factory.sandbox.git import GIT
 from factory.sandbox.printed import print_files, print_listed, printed_files
 from factory.verify import results
 from factory.verify.frameworks.base import PRIVATE
-from factory.verify.frameworks.copies.base import COPY_WRITERS, Copies
+from factory.verify.frameworks.copies.base import COPY_WRITERS, Copies, CopyWriter
 from factory.verify.results.names import clean
 
-LISTING = f"{PRIVATE}/copy-files"
+HIDE_SCRATCH = "/tmp/factory-hide"
+"""Where the agent's sandbox lists its test files while they are hidden (root's, removed after)."""
 MAX_FILES = 40
 """Test files read back at most (those holding a needle first)."""
 MAX_BYTES = 512 * 1024
@@ -32,10 +35,26 @@ def readback(task: Task) -> str:
     """Bash (root, in the repo, the patches applied) that prints the files the writer plans in."""
     if task.language not in COPY_WRITERS or not task.FAIL_TO_PASS or selects_by_name(task):
         return ":"
+    return _print_test_files(COPY_WRITERS.get(task.language), task, PRIVATE)
+
+
+def hider(task: Task) -> Rewrite | None:
+    """The agent's view of a task's start state without its FAIL_TO_PASS tests (their units taken
+    out of their files, `CopyWriter.hide`), as Python's SWE-smith tasks hide their test files: a
+    forger cannot spare a test by a body or a name it never saw. None where there is nothing to
+    hide: no writer for the language, or the hidden tests come with a test patch."""
+    if task.language not in COPY_WRITERS or not task.FAIL_TO_PASS or task.test_patch:
+        return None
     writer = COPY_WRITERS.get(task.language)
+    # before the start commit the work tree is in the factory's own git dir, not yet in `.git`
+    return Rewrite(readback=_print_test_files(writer, task, HIDE_SCRATCH, git=GIT) + f"\nrm -rf {HIDE_SCRATCH}",
+                   files=lambda printed: writer.hide(_read_back(printed), list(task.FAIL_TO_PASS)))
+
+
+def _print_test_files(writer: CopyWriter, task: Task, scratch: str, git: str = "git") -> str:
     needles = [writer.needle(test) for test in task.FAIL_TO_PASS]
     specs = " ".join(shlex.quote(g if g.startswith(":(") else f":(glob){g}") for g in writer.globs)
-    all_files, hits = f"{PRIVATE}/copy-all", f"{PRIVATE}/copy-hits"
+    all_files, hits, listing = f"{scratch}/copy-all", f"{scratch}/copy-hits", f"{scratch}/copy-files"
     if None in needles:  # a test with nothing to look for: every test file may hold it
         find = f"cp {all_files} {hits}"
     else:
@@ -43,8 +62,8 @@ def readback(task: Task) -> str:
                f"< {all_files} > {hits}"
     folder = 'd=${f%/*}; [ "$d" = "$f" ] && d=.'
     return "\n".join([
-        f"mkdir -p {PRIVATE}",
-        f"git ls-files -z --cached --others --exclude-standard -- {specs} > {all_files} 2>/dev/null || : > {all_files}",
+        f"mkdir -p {scratch} && chmod 700 {scratch}",
+        f"{git} ls-files -z --cached --others --exclude-standard -- {specs} > {all_files} 2>/dev/null || : > {all_files}",
         find + " || :",
         # the folders of the hits, then every test file in them: a Go package's other files declare
         # names a copy must not take
@@ -52,10 +71,26 @@ def readback(task: Task) -> str:
         f"{{ cat {hits}; while IFS= read -r -d '' f; do {folder}; "
         f"if grep -qxF -- \"$d\" {hits}.dirs; then printf '%s\\0' \"$f\"; fi; done < {all_files}; }} "
         f"| while IFS= read -r -d '' f; do [ \"$(stat -c %s -- \"$f\" 2>/dev/null || echo 0)\" -le {MAX_BYTES} ] "
-        f"&& printf '%s\\0' \"$f\"; done | head -z -n {MAX_FILES * 2} > {LISTING}",
-        print_files([LISTING], "copy-listing"),
-        print_listed(LISTING, "copies"),
+        f"&& printf '%s\\0' \"$f\"; done | head -z -n {MAX_FILES * 2} > {listing}",
+        print_files([listing], "copy-listing"),
+        print_listed(listing, "copies"),
     ])
+
+
+def _read_back(printed: str) -> dict[str, str]:
+    """Path -> text of the test files `_print_test_files` printed (a file that is not text is left out)."""
+    # headers name files by their place, so the listing reads back under any name
+    listing = printed_files(printed, "copy-listing", ["listing"])["listing"] or b""
+    # a path may be listed twice (a hit, and again beside a hit): each place has its own printed file
+    paths = [p.decode(errors="surrogateescape") for p in listing.split(b"\0") if p]
+    files: dict[str, str] = {}
+    for path, data in printed_files(printed, "copies", paths).items():
+        if data is not None and len(files) < MAX_FILES:
+            try:
+                files[path] = data.decode()
+            except UnicodeDecodeError:
+                continue  # not text: no copies in it
+    return files
 
 
 def planned(task: Task, printed: str, rng: random.Random) -> tuple[Copies, VerdictFlag | None]:
@@ -65,16 +100,7 @@ def planned(task: Task, printed: str, rng: random.Random) -> tuple[Copies, Verdi
         return Copies(), _weak(f"no writer of copies for {task.language} tests")
     if selects_by_name(task):
         return Copies(), _weak("the test command selects tests by name: copies under new names would not run")
-    listing = printed_files(printed, "copy-listing", [LISTING])[LISTING] or b""
-    # as listed, repeats included: the printed files are numbered by their place in the listing
-    paths = [p.decode(errors="surrogateescape") for p in listing.split(b"\0") if p]
-    files = {}
-    for path, data in printed_files(printed, "copies", paths).items():
-        if data is not None and len(files) < MAX_FILES:
-            try:
-                files[path] = data.decode()
-            except UnicodeDecodeError:
-                continue  # not text: no copies in it
+    files = _read_back(printed)
     ids = list(dict.fromkeys([*task.FAIL_TO_PASS, *task.PASS_TO_PASS]))
     copies = COPY_WRITERS.get(task.language).plan(files, list(task.FAIL_TO_PASS), ids, rng)
     if not copies.copies:

@@ -23,7 +23,7 @@ from pathlib import PurePosixPath
 
 import tree_sitter
 
-from factory.verify.frameworks.copies.base import COPY_WRITERS, Copies
+from factory.verify.frameworks.copies.base import COPY_WRITERS
 from factory.verify.frameworks.copies.treesitter import (
     changed_bool,
     parse,
@@ -31,7 +31,13 @@ from factory.verify.frameworks.copies.treesitter import (
     twin_quoted,
     walk,
 )
-from factory.verify.frameworks.copies.units import Reading, Site, Unit, assemble, number_twins
+from factory.verify.frameworks.copies.units import (
+    Reading,
+    Site,
+    Unit,
+    Writer,
+    number_twins,
+)
 
 _PANICS = " - should panic"
 _LITERALS = {"integer_literal", "float_literal", "string_literal", "raw_string_literal", "char_literal",
@@ -41,14 +47,14 @@ _KEYED = re.compile(r"snapshot|expect_file|function_name|thread::current|insta::
 _PARAMETERIZED = re.compile(r"rstest|test_case|\bcase\b|\bvalues\b|template|proptest|quickcheck")
 
 
-class RustWriter:
+class RustWriter(Writer):
     globs = (":(glob)**/*.rs",)
 
     def needle(self, test_id: str) -> str | None:
         name = test_id.removesuffix(_PANICS).rsplit("::", 1)[-1]
         return f"fn {name}(" if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) else None
 
-    def plan(self, files: dict[str, str], f2p: list[str], ids: list[str], rng: random.Random) -> Copies:
+    def read(self, files: dict[str, str], ids: list[str]) -> Reading:
         reading = Reading(units=[], grammar={}, taken=set(), make="_".join)
         for path, text in files.items():
             module = _module(path)
@@ -57,7 +63,7 @@ class RustWriter:
             reading.grammar[path] = "rust"
             reading.taken.update(source(n) for n in walk(root) if n.type == "identifier")
             reading.units += [_unit(path, f, attrs, full) for f, attrs, full in (_tests(root, module) if module is not None else [])]
-        return assemble(reading, files, f2p, ids, rng)
+        return reading
 
 
 def _module(path: str) -> list[str] | None:

@@ -96,6 +96,23 @@ class Reading:
     """What goes between a test and a copy beside it, before the indent of the test's line."""
     stopwords: frozenset[str] = frozenset()
     """Words of the file's test names never drawn into a new one (Go's `Test`, which `make` writes)."""
+    tidy: Callable[[str, str], str] | None = None
+    """(a file's text, the same with tests taken out) -> what still compiles: Go refuses an import
+    no code uses any more (`hidden`)."""
+
+
+class Writer:
+    """A writer's `plan` and `hide`, the same for every language once its `read` finds the tests."""
+
+    def read(self, files: dict[str, str], ids: list[str]) -> Reading:
+        raise NotImplementedError
+
+    def plan(self, files: dict[str, str], f2p: list[str], ids: list[str], rng: random.Random) -> Copies:
+        known = list(dict.fromkeys([*ids, *f2p]))
+        return assemble(self.read(files, known), files, f2p, known, rng)
+
+    def hide(self, files: dict[str, str], f2p: list[str]) -> dict[str, str]:
+        return hidden(self.read(files, f2p), files, f2p)
 
 
 def taint(units: list[Unit], markers: list[tuple[int, int]], why: str) -> None:
@@ -149,6 +166,21 @@ def assemble(reading: Reading, files: dict[str, str], f2p: list[str], ids: list[
         uncopied += planned.uncopied
     result.uncopied = [t for t in dict.fromkeys(f2p) if t in set(uncopied)]
     return result
+
+
+def hidden(reading: Reading, files: dict[str, str], f2p: list[str]) -> dict[str, str]:
+    """The files with every test a FAIL_TO_PASS id answers to taken out, for the agent's view of the
+    start state: a forger cannot spare bodies or names it never saw. A file its grammar no longer
+    reads once they are out is left as it was (its tests stay in view)."""
+    answers = _Answers(reading.units)
+    gone = {unit for test_id in f2p for unit in answers.match(test_id)}
+    out: dict[str, str] = {}
+    for path in dict.fromkeys(u.path for u in reading.units if u in gone):
+        text = apply(files[path], [Edit(u.start, u.end, "") for u in gone if u.path == path])
+        text = reading.tidy(files[path], text) if reading.tidy else text
+        if parse(reading.grammar[path], text) is not None:
+            out[path] = text
+    return out
 
 
 class _Answers:
