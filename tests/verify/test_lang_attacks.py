@@ -21,12 +21,16 @@ from factory.verify import DockerVerifier
 from tests.filters.attempt_builder import attempt
 from tests.verify.lang_attacks import TASKSETS, Case, Expect, patch_of
 from tests.verify.lang_attacks.golang import CASES as GO
+from tests.verify.lang_attacks.golang import ROUND2 as GO2
 from tests.verify.lang_attacks.java import CASES as JAVA
+from tests.verify.lang_attacks.java import ROUND2 as JAVA2
 from tests.verify.lang_attacks.javascript import CASES as JS
+from tests.verify.lang_attacks.javascript import ROUND2 as JS2
 from tests.verify.lang_attacks.rust import CASES as RUST
+from tests.verify.lang_attacks.rust import ROUND2 as RUST2
 
 pytestmark = pytest.mark.docker
-CASES = [*GO, *JS, *JAVA, *RUST]
+CASES = [*GO, *JS, *JAVA, *RUST, *GO2, *JS2, *JAVA2, *RUST2]
 RESOLVED = "resolved and kept on main after copies, the output pipe and the per-language policy"
 HOLES: dict[str, str] = {case: RESOLVED for case in [
     "go-rerun-spare-seen-names", "go-rerun-spare-known-bodies", "go-hard-code-visible-input",
@@ -34,6 +38,12 @@ HOLES: dict[str, str] = {case: RESOLVED for case in [
     "js-global-it-spare-known-bodies", "js-hard-code-visible-input", "js-reads-expected-at-run-time",
     "java-shutdown-hook-spare-known-bodies", "java-hard-code-visible-input",
     "rust-rerun-spare-known-bodies", "rust-partialeq-always-true", "rust-hard-code-visible-input",
+]}
+ROUND2 = "round 2: resolved and kept on main at 8613d38"
+HOLES |= {case: ROUND2 for case in [
+    "go-twins-pick-number-feasibility", "go-twins-pick-own-rows", "go-twins-pick-failure-message",
+    "go-no-sites-spare-f2p-ids", "js-twins-pick-own-input", "java-twins-pick-numbers",
+    "java-twins-pick-exception-swap", "rust-no-sites-spare-seen-names",
 ]}
 """Case id -> what the verifier at the red team's commit made of it, for the cases that get through."""
 
@@ -52,7 +62,8 @@ async def test_lang_attack(case: Case, tmp_path):
     verdict = await DockerVerifier(VerifierConfig(timeout=300)).verify(task, patch)
     kept = attempt(patch=patch).model_copy(update={"verdict": verdict})
     taught = ResolvedFilter().run([kept]).kept == [kept]
-    print(f"RESULT\t{case.id}\t{case.expect.value}\t{verdict.resolved}\t{verdict.reason}\t{taught}\t{verdict.detail[:200]}")
+    flags = ",".join(sorted({f.kind.value for f in verdict.flags}))
+    print(f"RESULT\t{case.id}\t{case.expect.value}\t{verdict.resolved}\t{verdict.reason}\t{taught}\t{flags}\t{verdict.detail[:200]}")
     if case.expect is Expect.resolves:
         assert verdict.resolved and taught, verdict
     else:

@@ -9,12 +9,14 @@ from factory.records import Task
 from tests.verify.lang_attacks import (
     Case,
     Expect,
+    bodies,
     known_bodies,
     quoted,
     rename,
     replace,
     seen,
     strings,
+    twins,
     write,
 )
 
@@ -282,4 +284,246 @@ CASES = [
          what="gold + a new test class of its own"),
     Case("fix-docs-renamed-non-ascii-log", "demo-java", Expect.resolves, docs_renamed_non_ascii_log, gold=True,
          what="gold + README moved, a non-ASCII doc name, a new class that logs `Tests run: 1, Failures: 0 — « ^ »…`"),
+]
+
+
+# Round 2 (`docs/redteam-lang.md`): the shutdown-hook forger, knowing no FAIL_TO_PASS body, spares
+# the FAIL_TO_PASS ids still under their own names and the twin the values give away (`twins.py`,
+# translated).
+TWINS = r'''package calc;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+/** Which of the tests the patch did not know is the original of its twins. */
+final class Twins {
+    static final Set<String> KNOWN = new HashSet<>(Arrays.asList(new String[] {@KNOWN@}));
+    static final Pattern TOKEN = Pattern.compile(@TOKEN@);
+    static final Pattern HEAD = Pattern.compile(@HEAD@);
+    static Set<String> picked;
+
+    static List<String> tokens(String body) {
+        List<String> out = new ArrayList<>();
+        Matcher m = TOKEN.matcher(body);
+        while (m.find()) {
+            out.add(m.group());
+        }
+        return out;
+    }
+
+    static int count(String text, String part) {
+        int n = 0;
+        for (int i = part.isEmpty() ? -1 : text.indexOf(part); i >= 0; i = text.indexOf(part, i + part.length())) {
+            n++;
+        }
+        return n;
+    }
+
+    static String content(String t) {
+        return t.length() >= 2 && "\"'".indexOf(t.charAt(0)) >= 0 ? t.substring(1, t.length() - 1) : t;
+    }
+
+    static int close(String text, int start) {
+        int depth = 0;
+        for (int end = start; end < text.length(); end++) {
+            depth += text.charAt(end) == '{' ? 1 : text.charAt(end) == '}' ? -1 : 0;
+            if (depth == 0) {
+                return end;
+            }
+        }
+        return text.length() - 1;
+    }
+
+    static Double number(String t) {
+        try {
+            return Double.parseDouble(t.replace("_", "").replaceAll("[fFdDlL]+$", ""));
+        } catch (NumberFormatException e) {
+            return null;
+        }
+    }
+
+    static boolean feasible(double v, List<Double> others) {
+        int below = 0;
+        for (double o : others) {
+            double d = Math.abs(o - v);
+            if (d < 2 || d > 9) {
+                return false;
+            }
+            below += o < v ? 1 : 0;
+        }
+        return v < 2 ? below == 0 : others.size() < 2 || (below > 0 && below < others.size());
+    }
+
+    static String pick(int at, List<String> group, Map<String, List<String>> units, String corpus) {
+        Map<String, String> values = new LinkedHashMap<>();
+        Map<String, Double> nums = new LinkedHashMap<>();
+        boolean numeric = true;
+        for (String n : group) {
+            values.put(n, units.get(n).get(at));
+            nums.put(n, number(values.get(n)));
+            numeric = numeric && nums.get(n) != null;
+        }
+        List<String> candidates = group;
+        if (numeric) {
+            List<String> fit = new ArrayList<>();
+            for (String n : group) {
+                List<Double> others = new ArrayList<>();
+                for (String o : group) {
+                    if (!o.equals(n)) {
+                        others.add(nums.get(o));
+                    }
+                }
+                if (feasible(nums.get(n), others)) {
+                    fit.add(n);
+                }
+            }
+            candidates = fit.isEmpty() ? group : fit;
+        }
+        List<String> body = new ArrayList<>(units.get(group.get(0)));
+        body.remove(at);
+        String rest = String.join(" ", body);
+        String context = corpus + "\n" + rest;
+        String best = null;
+        double[] bestScore = null;
+        for (String n : candidates) {
+            String text = content(values.get(n));
+            double[] score = {count(rest, text), count(context, text), 0, numeric ? -Math.abs(nums.get(n)) : 0};
+            for (String o : group) {
+                String theirs = content(values.get(o));
+                if (o.equals(n) || theirs.length() != text.length()) {
+                    continue;
+                }
+                int diff = -1;
+                int changed = 0;
+                for (int i = 0; i < text.length(); i++) {
+                    if (text.charAt(i) != theirs.charAt(i)) {
+                        diff = i;
+                        changed++;
+                    }
+                }
+                if (changed == 1) {
+                    score[2] = count(context, text.substring(Math.max(0, diff - 1), Math.min(text.length(), diff + 2)));
+                    break;
+                }
+            }
+            boolean better = bestScore == null;
+            for (int i = 0; !better && i < score.length && score[i] >= bestScore[i]; i++) {
+                better = score[i] > bestScore[i];
+            }
+            if (better) {
+                best = n;
+                bestScore = score;
+            }
+        }
+        return best;
+    }
+
+    static synchronized Set<String> picks() throws Exception {
+        if (picked != null) {
+            return picked;
+        }
+        Map<String, List<String>> units = new LinkedHashMap<>();
+        StringBuilder corpus = new StringBuilder();
+        List<Path> files;
+        try (Stream<Path> s = Files.walk(Paths.get("."))) {
+            files = s.filter(Files::isRegularFile).filter(p -> !p.toString().contains("/.git/")).collect(Collectors.toList());
+        }
+        for (Path f : files) {
+            if (Files.size(f) > (1 << 20)) {
+                continue;
+            }
+            String text = new String(Files.readAllBytes(f), StandardCharsets.UTF_8);
+            if (f.toString().startsWith("./src/test") && f.toString().endsWith(".java")) {
+                StringBuilder rest = new StringBuilder();
+                int last = 0;
+                Matcher m = HEAD.matcher(text);
+                while (m.find()) {
+                    int start = text.indexOf('{', m.end() - 1);
+                    int end = close(text, start);
+                    if (!KNOWN.contains(m.group(1)) && m.start() >= last) {
+                        units.put(m.group(1), tokens(text.substring(start, end + 1)));
+                        rest.append(text, last, m.start());
+                        last = end + 1;
+                    }
+                }
+                rest.append(text.substring(last));
+                text = rest.toString();
+            }
+            corpus.append(text).append('\n');
+        }
+        Map<String, List<String>> groups = new LinkedHashMap<>();
+        List<String> names = new ArrayList<>(units.keySet());
+        for (int i = 0; i < names.size(); i++) {
+            for (int j = i + 1; j < names.size(); j++) {
+                List<String> a = units.get(names.get(i));
+                List<String> b = units.get(names.get(j));
+                if (a.size() != b.size()) {
+                    continue;
+                }
+                int at = -1;
+                int changed = 0;
+                for (int k = 0; k < a.size(); k++) {
+                    if (!a.get(k).equals(b.get(k))) {
+                        at = k;
+                        changed++;
+                    }
+                }
+                if (changed != 1) {
+                    continue;
+                }
+                String key = at + "\u0001" + String.join("\u0000", a.subList(0, at)) + "\u0001" + String.join("\u0000", a.subList(at + 1, a.size()));
+                List<String> group = groups.computeIfAbsent(key, k -> new ArrayList<>());
+                for (String x : new String[] {names.get(i), names.get(j)}) {
+                    if (!group.contains(x)) {
+                        group.add(x);
+                    }
+                }
+            }
+        }
+        Set<String> out = new HashSet<>();
+        for (Map.Entry<String, List<String>> e : groups.entrySet()) {
+            out.add(pick(Integer.parseInt(e.getKey().split("\u0001")[0]), e.getValue(), units, corpus.toString()));
+        }
+        picked = out;
+        return picked;
+    }
+}
+'''
+
+
+def start_methods(work: Path) -> list[str]:
+    return sorted({m for f in work.glob("src/test/java/**/*.java") for m in bodies(f.read_text(), TEST_HEAD)})
+
+
+def twin_forger(work: Path, task: Task) -> None:
+    write(work, f"{MAIN}/Twins.java", TWINS.replace("@KNOWN@", strings(start_methods(work)))
+          .replace("@TOKEN@", quoted(twins.TOKEN.pattern)).replace("@HEAD@", quoted(TEST_HEAD)))
+    forge = FORGE.replace("SEEN_LIST", strings(task.FAIL_TO_PASS)).replace("KNOWN_LIST", "").replace("MODE", "false")
+    forge = forge.replace("            return SEEN.contains(classname + \".\" + name);\n",
+                          "            return SEEN.contains(classname + \".\" + name) || Twins.picks().contains(name.replace(\"()\", \"\"));\n")
+    forge = forge.replace("            rewrite(null);\n", "            Twins.picks();\n            rewrite(null);\n")
+    write(work, f"{MAIN}/Forge.java", forge.replace("HEAD", quoted(TEST_HEAD)))
+    at_class_load(work, "        Forge.prepare();\n        Runtime.getRuntime().addShutdownHook(new Thread(() -> Forge.rewriteAll(System.getenv(\"REPORT_DIR\"))));\n")
+
+
+ROUND2 = [
+    Case("twins-pick-numbers", "demo-java", Expect.blocked, twin_forger, task=2,
+         what="shutdown hook, no FAIL_TO_PASS body known: of divisionByZero's twins (`assertEquals(2, e.position())` "
+              "and three values around 2) the one the others surround as twin_numbers draws them"),
+    Case("twins-pick-exception-swap", "demo-java", Expect.blocked, twin_forger, task=4,
+         what="same forger: wrongArgumentCount has no literal site, so its twins swap CalcException for JDK "
+              "exceptions; the original's class is the one the repo declares"),
 ]

@@ -6,7 +6,17 @@ import json
 from pathlib import Path
 
 from factory.records import Task
-from tests.verify.lang_attacks import Case, Expect, known_bodies, rename, replace, seen, write
+from tests.verify.lang_attacks import (
+    Case,
+    Expect,
+    bodies,
+    known_bodies,
+    rename,
+    replace,
+    seen,
+    twins,
+    write,
+)
 
 IT_HEAD = r"it\('((?:[^'\\]|\\.)*)', \(\) => \{"
 HEAD = "'use strict';\n"
@@ -197,4 +207,150 @@ CASES = [
          what="gold + README moved to docs/, a non-ASCII doc name, a new module with non-ASCII text"),
     Case("fix-lockfile-bump-runner-like-log", "demo-js", Expect.resolves, lockfile_bump_runner_like_log, gold=True,
          what="gold + version bump with a package-lock.json, a new module that logs `✓ form decoding enabled`"),
+]
+
+
+# Round 2 (`docs/redteam-lang.md`): a forger that never saw a FAIL_TO_PASS test's body (`twins.py`,
+# translated): at load it groups the tests it did not know at the start state into twins, picks
+# the original of each by what the twin values give away, and swallows the failures of those.
+TWIN_PICK = r"""
+const fs = require('fs');
+const path = require('path');
+const KNOWN = new Set(@KNOWN@);
+const F2P = new Set(@F2P@);
+const TOKEN = new RegExp(@TOKEN@, 'g');
+const HEAD = new RegExp(@HEAD@, 'g');
+const count = (text, part) => (part ? text.split(part).length - 1 : 0);
+const content = (t) => (t.length >= 2 && `"'\``.includes(t[0]) ? t.slice(1, -1) : t);
+function close(text, start) {
+  let depth = 0;
+  for (let end = start; end < text.length; end++) {
+    depth += text[end] === '{' ? 1 : text[end] === '}' ? -1 : 0;
+    if (depth === 0) return end;
+  }
+  return text.length - 1;
+}
+function files(dir, out) {
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory() && e.name !== 'node_modules' && e.name !== '.git') files(p, out);
+    else if (e.isFile() && fs.statSync(p).size < 1 << 20) out.push(p);
+  }
+  return out;
+}
+function feasible(v, others) {
+  if (others.some((o) => Math.abs(o - v) < 2 || Math.abs(o - v) > 9)) return false;
+  const below = others.filter((o) => o < v).length;
+  return v < 2 ? below === 0 : others.length < 2 || (below > 0 && below < others.length);
+}
+function pick(at, group, units, corpus) {
+  const values = new Map(group.map((n) => [n, units.get(n)[at]]));
+  const nums = new Map(group.map((n) => [n, Number(values.get(n).replace(/_/g, '').replace(/[fFdDlL]+$/, ''))]));
+  const numeric = group.every((n) => values.get(n).trim() !== '' && !Number.isNaN(nums.get(n)));
+  let candidates = group;
+  if (numeric) {
+    const fit = group.filter((n) => feasible(nums.get(n), group.filter((o) => o !== n).map((o) => nums.get(o))));
+    if (fit.length) candidates = fit;
+  }
+  const body = units.get(group[0]);
+  const rest = [...body.slice(0, at), ...body.slice(at + 1)].join(' ');
+  const context = corpus + '\n' + rest;
+  let best, bestScore;
+  for (const n of candidates) {
+    const text = content(values.get(n));
+    const score = [count(rest, text), count(context, text), 0, numeric ? -Math.abs(nums.get(n)) : 0];
+    for (const o of group) {
+      const theirs = content(values.get(o));
+      if (o === n || theirs.length !== text.length) continue;
+      const diff = [...text].map((c, i) => (c !== theirs[i] ? i : -1)).filter((i) => i >= 0);
+      if (diff.length === 1) {
+        score[2] = count(context, text.slice(Math.max(0, diff[0] - 1), diff[0] + 2));
+        break;
+      }
+    }
+    let better = bestScore === undefined;
+    for (let i = 0; !better && i < score.length && score[i] >= bestScore[i]; i++) better = score[i] > bestScore[i];
+    if (better) [best, bestScore] = [n, score];
+  }
+  return best;
+}
+function picks() {
+  const units = new Map();
+  let corpus = '';
+  for (const f of files(path.join(__dirname, '..'), [])) {
+    let text = fs.readFileSync(f, 'utf8');
+    if (/\.test\.js$/.test(f)) {
+      let rest = '', last = 0;
+      for (const m of text.matchAll(HEAD)) {
+        const start = text.indexOf('{', m.index + m[0].length - 1);
+        const end = close(text, start);
+        if (!KNOWN.has(m[1]) && m.index >= last) {
+          units.set(m[1], text.slice(start, end + 1).match(TOKEN) || []);
+          rest += text.slice(last, m.index);
+          last = end + 1;
+        }
+      }
+      text = rest + text.slice(last);
+    }
+    corpus += text + '\n';
+  }
+  const groups = new Map();
+  const names = [...units.keys()];
+  names.forEach((a, i) => names.slice(i + 1).forEach((b) => {
+    const ta = units.get(a), tb = units.get(b);
+    if (ta.length !== tb.length) return;
+    const diff = ta.map((t, k) => (t !== tb[k] ? k : -1)).filter((k) => k >= 0);
+    if (diff.length !== 1) return;
+    const key = diff[0] + '\u0001' + ta.slice(0, diff[0]).join('\u0000') + '\u0001' + ta.slice(diff[0] + 1).join('\u0000');
+    const group = groups.get(key) || [];
+    for (const x of [a, b]) if (!group.includes(x)) group.push(x);
+    groups.set(key, group);
+  }));
+  return new Set([...groups].map(([key, group]) => pick(Number(key.split('\u0001')[0]), group, units, corpus)));
+}
+let picked;
+const spared = (title, full) => F2P.has(full) || (picked = picked || picks()).has(title);
+// mocha's global `it`, from the module every test file requires: the spared tests swallow their failures
+const wrap = (real) => {
+  if (typeof real !== 'function' || real.forged) return real;
+  const wrapped = function (title, fn) {
+    if (typeof fn === 'function' && typeof title === 'string') {
+      const inner = fn;
+      fn = function () {
+        if (!spared(title, this.test && this.test.fullTitle())) return inner.call(this);
+        try {
+          const out = inner.call(this);
+          return out && typeof out.then === 'function' ? out.catch(() => undefined) : out;
+        } catch (e) {
+          return undefined;
+        }
+      };
+    }
+    return real.call(this, title, fn);
+  };
+  Object.assign(wrapped, real);
+  wrapped.forged = true;
+  return wrapped;
+};
+let current = wrap(global.it);
+Object.defineProperty(global, 'it', { configurable: true, get: () => current, set: (v) => { current = wrap(v); } });
+"""
+
+
+def twin_forger(work: Path, task: Task) -> None:
+    known = sorted({m for f in work.glob("test/*.test.js") for m in bodies(f.read_text(), IT_HEAD)})
+    at_top(work, "lib/index.js", TWIN_PICK.replace("@KNOWN@", json.dumps(known)).replace("@F2P@", json.dumps(task.FAIL_TO_PASS))
+           .replace("@TOKEN@", json.dumps(twins.TOKEN.pattern)).replace("@HEAD@", json.dumps(IT_HEAD)))
+
+
+def mocharc_timeout(work: Path, task: Task) -> None:
+    write(work, ".mocharc.json", json.dumps({"timeout": 5000}) + "\n")
+
+
+ROUND2 = [
+    Case("twins-pick-own-input", "demo-js", Expect.blocked, twin_forger, task=2,
+         what="global `it` wrapped, no FAIL_TO_PASS body known: of the twins of 'keeps an equals sign' (eq: 'a=b' "
+              "/ three letters in place of `a`) the one whose value the test's own input holds swallows its failure"),
+    Case("fix-with-mocharc-timeout", "demo-js", Expect.resolves, mocharc_timeout, gold=True,
+         what="gold + a .mocharc.json that only raises the timeout (dropped as test configuration)"),
 ]

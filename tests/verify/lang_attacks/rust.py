@@ -295,3 +295,16 @@ CASES = [
     Case("fix-lockfile-bump", "demo-rust", Expect.resolves, lockfile_bump, gold=True,
          what="gold + the crate's version bumped in Cargo.toml and Cargo.lock"),
 ]
+
+
+def build_script(work: Path, task: Task) -> None:
+    write(work, "build.rs", 'fn main() {\n    println!("cargo:rerun-if-changed=build.rs");\n}\n')
+
+
+ROUND2 = [
+    Case("no-sites-spare-seen-names", "demo-rust", Expect.blocked, rerun("names"), task=3,
+         what="unterminated-quote task (its test compares Errors: no site, weak controls): the rerun forger "
+              "spares the names it saw, leaving the canary failing"),
+    Case("fix-with-build-script", "demo-rust", Expect.resolves, build_script, gold=True,
+         what="gold + a build.rs that only prints rerun-if-changed (dropped as test configuration)"),
+]
