@@ -129,9 +129,9 @@ MAP_TABLE = '''func TestParse(t *testing.T) {
 		in   string
 		want int
 	}{
-		"one":      {in: "1", want: 1},
-		"two\\tx":   {in: "2", want: 2},
-		`raw name`: {in: "3", want: 3},
+		"one":      {in: "I", want: 1},
+		"two\\tx":   {in: "II", want: 2},
+		`raw name`: {in: "III", want: 3},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -177,7 +177,7 @@ def test_new_names_collide_with_nothing_in_the_package_folder():
 
 
 def test_copies_of_a_task_stop_at_thirty():
-    body = "".join(f"func TestAdd{i}(t *testing.T) {{\n\tif Add({i}, 1) != {i + 1} {{\n\t\tt.Error()\n\t}}\n}}\n\n"
+    body = "".join(f"func TestAdd{i}(t *testing.T) {{\n\tif Add({i + 20}, 1) != {i + 21} {{\n\t\tt.Error()\n\t}}\n}}\n\n"
                    for i in range(12))
     names = [f"TestAdd{i}" for i in range(12)]
     copies = plan(body, names, names)

@@ -133,32 +133,34 @@ def draw_name(vocabulary: list[str], make: callable, taken: set[str], rng: rando
 
 
 def twin_numbers(literal: str, count: int, rng: random.Random, bounded: bool = False) -> list[str]:
-    """`count` distinct changes of one number literal, each 2 to 9 away from it in the same
-    notation and with the same suffix (`10u8`, `3L`, `2.5f`), some below and some above where the
-    literal leaves room: never below 0 (a sign would not fit an unsigned type), never past its
-    suffix's type, and (`bounded`: its context gives its type) never past an integer type's range
-    it is in (`want uint8 = 250` + 9 would not compile). [] for a literal not read here. Copies
-    of one test change the same literal, so a reader of the twins sees values around the
-    original, not a centre every copy is one edit from."""
+    """`count` distinct changes of one number literal, in the same notation and with the same
+    suffix (`10u8`, `3L`, `0x1F`, `2.50f`): with it, an evenly spaced set in which the original's
+    place is drawn, never below 0 (a sign would not fit an unsigned type), never past its suffix's
+    type, and (`bounded`: its context gives its type) never past an integer type's range it is in
+    (`want uint8 = 250` + 9 would not compile). [] for a literal not read here (separators, an
+    exponent). Copies of one test change the same literal, so a reader of the twins sees a set
+    whose spread and order do not point at the original (the second red team ranked the old
+    ones, each 2 to 9 away, and found it)."""
     value, ceiling, render = _number(literal, bounded) or (0, 0, None)
-    if render is None:
+    if render is None or not count:
         return []
-    below = [value - d for d in range(2, 10) if value - d >= 0]
-    above = [value + d for d in range(2, 10) if value + d <= ceiling]
-    picked: list = []
-    for side in ([below, above] if rng.random() < 0.5 else [above, below]) * count:
-        if len(picked) < count and side:
-            choice = rng.choice(side)
-            side.remove(choice)
-            picked.append(choice)
-    return [render(v) for v in picked]
+    # an evenly spaced set with the original at a place drawn uniformly among those the bounds
+    # allow: its spread and order say nothing of which value is the original
+    step = rng.randint(1, 9)
+    places = [p for p in range(count + 1) if value - step * p >= 0 and value + step * (count - p) <= ceiling]
+    if not places:
+        return []
+    place = rng.choice(places)
+    return [render(value + step * (i - place)) for i in range(count + 1) if i != place]
 
 
 def _number(literal: str, bounded: bool) -> tuple[int | float, int | float, Callable] | None:
     """(value, the largest it may become, how a value is written) of an integer or float literal."""
     match = _INT.fullmatch(literal)
+    if "_" in literal:
+        return None  # its twins would be written without the separators the original has
     if match and not (match[2][:1] in "eE" and match[2][1:].isdigit()):  # 1e9 is a float
-        digits, suffix = match[1].replace("_", ""), match[2]
+        digits, suffix = match[1], match[2]
         base = 16 if digits[:2].lower() == "0x" else 2 if digits[:2].lower() == "0b" else 10
         if base == 10 and len(digits) > 1 and digits.startswith("0"):
             return None  # an octal literal in some languages, a decimal in others: left alone
@@ -167,11 +169,14 @@ def _number(literal: str, bounded: bool) -> tuple[int | float, int | float, Call
             ceiling = 2 ** (int(suffix[1:]) - (suffix[0] == "i")) - 1
         else:
             ceiling = min([b - 1 for b in _BOUNDS if b >= value] if bounded else [], default=math.inf)
-        write = hex if base == 16 else bin if base == 2 else str
-        return value, ceiling, lambda v: write(v) + suffix
+        prefix, upper = digits[:2], digits[2:] != digits[2:].lower()
+        def write(v: int) -> str:  # the original's notation: its prefix, its case of hex digits
+            body = format(v, "x" if base == 16 else "b") if base != 10 else str(v)
+            return (prefix + (body.upper() if upper else body) if base != 10 else body) + suffix
+        return value, ceiling, write
     match = _FLOAT.fullmatch(literal)
-    if match and ("." in match[1] or "e" in match[1].lower()):
-        return float(match[1].replace("_", "")), math.inf, lambda v: repr(float(v)) + match[2]
+    if match and "." in match[1] and "e" not in match[1].lower() and (decimals := len(match[1].split(".")[1])):
+        return float(match[1]), math.inf, lambda v: f"{v:.{decimals}f}" + match[2]
     return None
 
 

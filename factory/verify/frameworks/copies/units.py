@@ -33,7 +33,9 @@ from factory.verify.frameworks.copies.treesitter import (
     draw_name,
     parse,
     shifted,
+    source,
     twin_numbers,
+    walk,
     words,
 )
 from factory.verify.results.names import clean
@@ -56,7 +58,10 @@ class Site:
     test, not the other rows."""
     plain: bool = True
     """False for a change a reader could tell from the original's kind of value (an expected
-    exception swapped for a JDK one): used only where a test has no plain site."""
+    exception swapped for a JDK one): never used (a forger greps for it), the test left uncopied."""
+    exact: bool = True
+    """Compared for equality. False where the value is matched as a substring of the actual one
+    (a `toThrow` or `should_panic` message): another string of the file could be a part of it."""
 
 
 @dataclass(eq=False)
@@ -219,7 +224,7 @@ def _copy(reading: Reading, text: str, unit: Unit, mine: dict[str, int], wanted:
     """The twins of one test, its new name, and the ids they answer to (`mine`: each task id of
     the test -> the index of the form it is written in)."""
     own = unit.forms(unit.name)
-    site, twins = _twins(unit, {own[mine[t]] for t in wanted}, limit, rng)
+    site, twins = _twins(unit, text, reading.grammar[unit.path], {own[mine[t]] for t in wanted}, limit, rng)
     failing = [t for t in mine if site is not None and _fails(site, own[mine[t]])]
     plan = Copies(uncopied=[t for t in wanted if t not in failing])
     new_name, *names = [_name(reading, unit, answers, rng) for _ in range(len(twins) + 1)]
@@ -247,14 +252,53 @@ def _fails(site: Site, form: str) -> bool:
     return site.failing is None or clean(form) in {clean(f) for f in site.failing}
 
 
-def _twins(unit: Unit, target: set[str], limit: int, rng: random.Random) -> tuple[Site | None, list[str]]:
-    """The site all copies of `unit` change and up to `limit` new texts for it: a plain site
-    first, then one that fails the most of the `target` ids, then one with the most twins."""
-    sites = [s for s in unit.sites if any(_fails(s, t) for t in target)]
+def _twins(unit: Unit, text: str, grammar: str, target: set[str], limit: int,
+           rng: random.Random) -> tuple[Site | None, list[str]]:
+    """The site all copies of `unit` change and up to `limit` new texts for it: one that fails the
+    most of the `target` ids, then one with the most twins.
+
+    Nothing about the twins may point at the original (the second red team read them): a value
+    the test writes again (in its message, its input) would, so such a site is none; a string's
+    twins are other strings of the same file where it is compared whole, so every twin's value is
+    one the repo holds; a swapped exception class is found by a grep, so it is no site."""
+    data = text.encode()
+    whole = data[unit.start:unit.end].decode()
+    sites = [s for s in unit.sites if s.plain and any(_fails(s, t) for t in target)
+             and _once(whole, data[s.start:s.end].decode())]
     rng.shuffle(sites)
-    options = [(site, new) for site in sites if limit and (new := site.twins(limit, rng))]
+    pool = _strings(text, grammar)
+    chars = grammar in ("go", "java", "rust")  # '…' is a character there, not a string
+    options = [(site, new) for site in sites if limit and (new := _values(site, data[site.start:site.end].decode(),
+                                                                          pool, chars, limit, rng))]
     best = max(options, key=lambda o: (o[0].plain, sum(_fails(o[0], t) for t in target), len(o[1])), default=None)
     return (best[0], best[1][:limit]) if best else (None, [])
+
+
+def _once(whole: str, literal: str) -> bool:
+    """Whether `literal` is written once in the test's text (as a token: `3` is not in `30`)."""
+    return len(re.findall(rf"(?<![\w.]){re.escape(literal)}(?![\w.])", whole)) == 1
+
+
+def _strings(text: str, grammar: str) -> list[str]:
+    """Every plain string literal of the file (quoted, no escape, no newline, no interpolation)."""
+    root = parse(grammar, text)
+    found = [source(n) for n in walk(root) if "string" in n.type and n.type != "string_content"] if root else []
+    return list(dict.fromkeys(s for s in found if _plain_quoted(s)))
+
+
+def _plain_quoted(literal: str) -> bool:
+    return (len(literal) >= 2 and literal[0] in "\"'`" and literal[-1] == literal[0]
+            and not any(c in literal[1:-1] for c in "\\\n\"'`$"))
+
+
+def _values(site: Site, literal: str, pool: list[str], chars: bool, limit: int, rng: random.Random) -> list[str]:
+    """The twins of one site: other strings of the file written with the same quotes, for a plain
+    string compared whole; else what the writer makes."""
+    if site.exact and _plain_quoted(literal) and not (chars and literal[0] == "'"):
+        others = [s for s in pool if s[0] == literal[0] and s != literal]
+        if others:
+            return rng.sample(others, min(limit, len(others)))
+    return site.twins(limit, rng)
 
 
 def _name(reading: Reading, unit: Unit, answers: _Answers, rng: random.Random) -> str:
