@@ -165,10 +165,11 @@ def test_nothing_after_a_return_a_called_test_and_literals_that_would_not_compil
     copies = plan({"LegacyTest.java": JUNIT4}, ["legacy.LegacyTest.readsOne()", "legacy.LegacyTest.readsTwo()"])
     assert copies.uncopied == ["legacy.LegacyTest.readsOne()"]  # a return comes first, and readsTwo calls it
     text = copies.files["LegacyTest.java"]
-    # int overflow and a float that rounds back to itself are never written: the char is the one site
-    assert text.count("assertEquals(2147483647,") == 4 and text.count("assertEquals(1e10f,") == 4
+    # int overflow and a float that rounds back to itself are never written
+    assert all(int(i) <= 2147483647 for i in re.findall(r"assertEquals\((\d+),", text))
+    assert text.count("assertEquals(1e10f,") == 1 + len(copies.copies)  # in every twin, never changed
     chars = re.findall(r"assertEquals\('(.)'", text)
-    assert len(chars) == 4 and chars.count("2") == 1 and all(c.isdigit() for c in chars) and len(set(chars)) == 4
+    assert all(c.isdigit() for c in chars) and len(set(chars)) in (1, len(chars))  # the site, or left alone
 
 
 NAME_KEYED = """\
@@ -282,7 +283,8 @@ def test_the_needle_is_the_method_name_whatever_the_id_form():
 @pytest.mark.parametrize("task", load_taskset(str(DEMO), skip_invalid=False).tasks, ids=lambda t: t.instance_id)
 def test_demo_java_at_the_gold_patch_passes_every_original_and_fails_every_copy(task, tmp_path):
     run = run_with_copies(task, DEMO, WRITER, tmp_path, seed=len(task.instance_id))
-    assert run.copies.copies and not run.copies.uncopied
+    # copies, or for a test whose one site is an expected exception (no site: a grep finds a swap) a new name
+    assert run.copies.copies or set(run.copies.uncopied) <= set(run.copies.renamed)
     for test_id in (*task.FAIL_TO_PASS, *task.PASS_TO_PASS):
         assert run.status(run.copies.renamed.get(test_id, test_id)) == TestStatus.passed, test_id
     for copy_id in run.copies.copies:

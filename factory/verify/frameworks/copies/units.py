@@ -258,32 +258,48 @@ def _twins(unit: Unit, text: str, grammar: str, target: set[str], limit: int,
     most of the `target` ids, then one with the most twins.
 
     Nothing about the twins may point at the original (the second red team read them): a value
-    the test writes again (in its message, its input) would, so such a site is none; a string's
-    twins are other strings of the same file where it is compared whole, so every twin's value is
-    one the repo holds; a swapped exception class is found by a grep, so it is no site."""
+    the test writes again beside it (its input on the same line, its failure message) would, so
+    such a site is none; a twin's value is one the file holds already where the kind allows (the
+    file's other strings for a string compared whole, its other integers for an integer), so no
+    value is the one the repo repeats; a swapped exception class is found by a grep, so it is no
+    site."""
     data = text.encode()
-    whole = data[unit.start:unit.end].decode()
+    root = parse(grammar, text)
+    quoted = [source(n) for n in walk(root) if _is_string(n)] if root else []
     sites = [s for s in unit.sites if s.plain and any(_fails(s, t) for t in target)
-             and _once(whole, data[s.start:s.end].decode())]
+             and not _told(data, s, [q for q in quoted], unit)]
     rng.shuffle(sites)
-    pool = _strings(text, grammar)
+    pool = [q for q in dict.fromkeys(quoted) if _plain_quoted(q)]
+    integers = list(dict.fromkeys(source(n) for n in walk(root) if n.type in _INTEGERS)) if root else []
     chars = grammar in ("go", "java", "rust")  # '…' is a character there, not a string
     options = [(site, new) for site in sites if limit and (new := _values(site, data[site.start:site.end].decode(),
-                                                                          pool, chars, limit, rng))]
+                                                                          pool, integers, chars, limit, rng))]
     best = max(options, key=lambda o: (o[0].plain, sum(_fails(o[0], t) for t in target), len(o[1])), default=None)
     return (best[0], best[1][:limit]) if best else (None, [])
 
 
-def _once(whole: str, literal: str) -> bool:
-    """Whether `literal` is written once in the test's text (as a token: `3` is not in `30`)."""
-    return len(re.findall(rf"(?<![\w.]){re.escape(literal)}(?![\w.])", whole)) == 1
+_INTEGERS = {"int_literal", "integer_literal", "decimal_integer_literal", "number"}
+"""Integer literal nodes of the grammars (JavaScript's `number` is filtered to integers by `_values`)."""
 
 
-def _strings(text: str, grammar: str) -> list[str]:
-    """Every plain string literal of the file (quoted, no escape, no newline, no interpolation)."""
-    root = parse(grammar, text)
-    found = [source(n) for n in walk(root) if "string" in n.type and n.type != "string_content"] if root else []
-    return list(dict.fromkeys(s for s in found if _plain_quoted(s)))
+def _is_string(node) -> bool:
+    return "string" in node.type and not node.type.endswith(("_content", "_fragment")) and node.type != "escape_sequence"
+
+
+def _told(data: bytes, site: Site, quoted: list[str], unit: Unit) -> bool:
+    """Whether the site's value is written again where a reader of a twin would compare it: on
+    the site's own line (an input, `Add(0, 1) != 1`) or inside a string of the test (its message,
+    `t.Errorf("want 3")`): there a twin's changed literal would disagree with it and an original
+    would not."""
+    literal = data[site.start:site.end].decode()
+    line_start = data.rfind(b"\n", 0, site.start) + 1
+    line_end = data.find(b"\n", site.end)
+    line = data[line_start:line_end if line_end >= 0 else len(data)].decode()
+    if not re.fullmatch(r"[0-9][0-9a-zA-Z_.]*", literal):  # a string: written twice on its line
+        return line.count(literal) > 1
+    token = re.compile(rf"(?<![\w.]){re.escape(literal)}(?![\w.])")
+    inside = data[unit.start:unit.end].decode()
+    return len(token.findall(line)) > 1 or any(token.search(q) for q in quoted if q in inside)
 
 
 def _plain_quoted(literal: str) -> bool:
@@ -291,14 +307,24 @@ def _plain_quoted(literal: str) -> bool:
             and not any(c in literal[1:-1] for c in "\\\n\"'`$"))
 
 
-def _values(site: Site, literal: str, pool: list[str], chars: bool, limit: int, rng: random.Random) -> list[str]:
+def _values(site: Site, literal: str, pool: list[str], integers: list[str], chars: bool, limit: int,
+            rng: random.Random) -> list[str]:
     """The twins of one site: other strings of the file written with the same quotes, for a plain
-    string compared whole; else what the writer makes."""
+    string compared whole; other plain decimal integers of the file the writer would also have
+    written, for one; else what the writer makes."""
+    made = site.twins(limit, rng)
+    held: list[str] = []
     if site.exact and _plain_quoted(literal) and not (chars and literal[0] == "'"):
-        others = [s for s in pool if s[0] == literal[0] and s != literal]
-        if others:
-            return rng.sample(others, min(limit, len(others)))
-    return site.twins(limit, rng)
+        held = [s for s in pool if s[0] == literal[0] and s != literal]
+    elif literal.isdigit() and made and all(m.isdigit() for m in made):
+        # the file's own integers, none past the largest the writer's twins reach (its type)
+        ceiling = max(int(literal), *(int(m) for m in made))
+        held = [i for i in integers if i.isdigit() and i != literal and (len(i) == 1 or not i.startswith("0"))
+                and int(i) <= ceiling and differs(literal, i, untyped=True)]
+    # values the file holds first; the writer's own fill the rest (a forger that sets those
+    # aside is left with the file's values, no fewer than without them)
+    picked = rng.sample(held, min(limit, len(held)))
+    return picked + [m for m in made if m not in picked][:limit - len(picked)]
 
 
 def _name(reading: Reading, unit: Unit, answers: _Answers, rng: random.Random) -> str:
