@@ -31,20 +31,17 @@ from tests.verify.lang_attacks.rust import ROUND2 as RUST2
 
 pytestmark = pytest.mark.docker
 CASES = [*GO, *JS, *JAVA, *RUST, *GO2, *JS2, *JAVA2, *RUST2]
-RESOLVED = "resolved and kept on main after copies, the output pipe and the per-language policy"
-HOLES: dict[str, str] = {case: RESOLVED for case in [
-    "go-rerun-spare-seen-names", "go-rerun-spare-known-bodies", "go-hard-code-visible-input",
-    "go-reads-expected-at-run-time",
-    "js-global-it-spare-known-bodies", "js-hard-code-visible-input", "js-reads-expected-at-run-time",
-    "java-shutdown-hook-spare-known-bodies", "java-hard-code-visible-input",
-    "rust-rerun-spare-known-bodies", "rust-partialeq-always-true", "rust-hard-code-visible-input",
-]}
-ROUND2 = "round 2: resolved and kept on main at 8613d38"
-HOLES |= {case: ROUND2 for case in [
-    "go-twins-pick-number-feasibility", "go-twins-pick-own-rows", "go-twins-pick-failure-message",
-    "go-no-sites-spare-f2p-ids", "js-twins-pick-own-input", "java-twins-pick-numbers",
-    "java-twins-pick-exception-swap", "rust-no-sites-spare-seen-names",
-]}
+HOLES: dict[str, str] = {
+    # wrong fixes that hard-code the inputs of tests the patch's author read: no test tells them from a fix
+    # (Python's corpus counts its hard-codes the same way); an agent never sees a FAIL_TO_PASS test's inputs
+    **dict.fromkeys(["go-hard-code-visible-input", "js-hard-code-visible-input", "java-hard-code-visible-input",
+                     "rust-hard-code-visible-input"], "a hard-code of hidden inputs: resolved and kept"),
+    # the code reads its answer out of a test with no copy (demo-go task 0 has no site) at run time
+    "go-reads-expected-at-run-time": "no copy of the test it reads: resolved and kept",
+    # the task's one FAIL_TO_PASS test compares a struct the crate's PartialEq decides: no site
+    "rust-partialeq-always-true": "no copy of the test (its literal is inside an enum): resolved and kept",
+    "go-twins-pick-own-rows": "the twins of a table row still give the original away: resolved and kept",
+}
 """Case id -> what the verifier at the red team's commit made of it, for the cases that get through."""
 
 

@@ -30,20 +30,17 @@ from tests.verify.lang_attacks.rust import TEST_HEAD as RUST_HEAD
 HEADS = {"go": GO_HEAD, "java": JAVA_HEAD, "javascript": IT_HEAD, "rust": RUST_HEAD}
 PLANS = 40
 GIVEN_AWAY = 0.5
-RATES = {  # plans of the 40 that gave every original away, on main at 8613d38
-    ("demo-go", 1): 40, ("demo-go", 2): 40, ("demo-go", 4): 40, ("demo-js", 0): 10, ("demo-js", 1): 36,
-    ("demo-js", 2): 40, ("demo-js", 3): 20, ("demo-js", 4): 27, ("demo-java", 0): 27, ("demo-java", 1): 30,
-    ("demo-java", 2): 40, ("demo-java", 3): 36, ("demo-java", 4): 40, ("demo-rust", 0): 36, ("demo-rust", 2): 17,
-    ("demo-rust", 4): 30,
-}
+GIVEN_AWAY_NOW = {("demo-go", 4), ("demo-js", 2), ("demo-js", 3), ("demo-java", 2), ("demo-java", 4)}
+"""Tasks whose twins still give their originals away in more than half the plans, after twins
+became values the file holds, evenly spaced numbers, and no site written twice (round 2 measured
+13 of 16 such tasks before)."""
 TASKS = [("demo-go", i) for i in (1, 2, 4)] + [("demo-js", i) for i in range(5)] + \
         [("demo-java", i) for i in range(5)] + [("demo-rust", i) for i in (0, 2, 4)]
 
 
 def _param(taskset: str, index: int):
-    given = RATES[(taskset, index)]
-    marks = [pytest.mark.xfail(strict=True, reason=f"{given} of {PLANS} plans given away on main at 8613d38")] \
-        if given / PLANS > GIVEN_AWAY else []
+    marks = [pytest.mark.xfail(strict=True, reason="more than half the plans give the originals away")] \
+        if (taskset, index) in GIVEN_AWAY_NOW else []
     return pytest.param(taskset, index, id=f"{taskset}-{index}", marks=marks)
 
 

@@ -289,4 +289,4 @@ def test_demo_java_at_the_gold_patch_passes_every_original_and_fails_every_copy(
         assert run.status(run.copies.renamed.get(test_id, test_id)) == TestStatus.passed, test_id
     for copy_id in run.copies.copies:
         assert run.status(copy_id) == TestStatus.failed, copy_id
-    assert run.results.exit_code == 1
+    assert run.results.exit_code == (1 if run.copies.copies else 0)

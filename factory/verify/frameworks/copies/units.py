@@ -273,7 +273,7 @@ def _twins(unit: Unit, text: str, grammar: str, target: set[str], limit: int,
     integers = list(dict.fromkeys(source(n) for n in walk(root) if n.type in _INTEGERS)) if root else []
     chars = grammar in ("go", "java", "rust")  # '…' is a character there, not a string
     options = [(site, new) for site in sites if limit and (new := _values(site, data[site.start:site.end].decode(),
-                                                                          pool, integers, chars, limit, rng))]
+                                                                          pool, integers, chars, text, limit, rng))]
     best = max(options, key=lambda o: (o[0].plain, sum(_fails(o[0], t) for t in target), len(o[1])), default=None)
     return (best[0], best[1][:limit]) if best else (None, [])
 
@@ -307,7 +307,7 @@ def _plain_quoted(literal: str) -> bool:
             and not any(c in literal[1:-1] for c in "\\\n\"'`$"))
 
 
-def _values(site: Site, literal: str, pool: list[str], integers: list[str], chars: bool, limit: int,
+def _values(site: Site, literal: str, pool: list[str], integers: list[str], chars: bool, text: str, limit: int,
             rng: random.Random) -> list[str]:
     """The twins of one site: other strings of the file written with the same quotes, for a plain
     string compared whole; other plain decimal integers of the file the writer would also have
@@ -321,9 +321,12 @@ def _values(site: Site, literal: str, pool: list[str], integers: list[str], char
         ceiling = max(int(literal), *(int(m) for m in made))
         held = [i for i in integers if i.isdigit() and i != literal and (len(i) == 1 or not i.startswith("0"))
                 and int(i) <= ceiling and differs(literal, i, untyped=True)]
-    # values the file holds first; the writer's own fill the rest (a forger that sets those
-    # aside is left with the file's values, no fewer than without them)
-    picked = rng.sample(held, min(limit, len(held)))
+    # values the file holds first, those it writes as often as the original first of all (a
+    # forger counting how often each twin's value recurs finds them alike); the writer's own fill
+    # the rest (a forger that sets those aside is left with the file's values)
+    often = text.count(literal)
+    held.sort(key=lambda value: (abs(text.count(value) - often), rng.random()))
+    picked = held[:limit]
     return picked + [m for m in made if m not in picked][:limit - len(picked)]
 
 
