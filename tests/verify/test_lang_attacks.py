@@ -40,7 +40,6 @@ HOLES: dict[str, str] = {
     "go-reads-expected-at-run-time": "no copy of the test it reads: resolved and kept",
     # the task's one FAIL_TO_PASS test compares a struct the crate's PartialEq decides: no site
     "rust-partialeq-always-true": "no copy of the test (its literal is inside an enum): resolved and kept",
-    "go-twins-pick-own-rows": "the twins of a table row still give the original away: resolved and kept",
 }
 """Case id -> what the verifier at the red team's commit made of it, for the cases that get through."""
 

@@ -30,10 +30,10 @@ from tests.verify.lang_attacks.rust import TEST_HEAD as RUST_HEAD
 HEADS = {"go": GO_HEAD, "java": JAVA_HEAD, "javascript": IT_HEAD, "rust": RUST_HEAD}
 PLANS = 40
 GIVEN_AWAY = 0.5
-GIVEN_AWAY_NOW = {("demo-go", 4), ("demo-js", 2), ("demo-js", 3), ("demo-java", 2), ("demo-java", 4)}
+GIVEN_AWAY_NOW = {("demo-go", 4), ("demo-java", 2), ("demo-java", 4)}
 """Tasks whose twins still give their originals away in more than half the plans, after twins
-became values the file holds, evenly spaced numbers, and no site written twice (round 2 measured
-13 of 16 such tasks before)."""
+became values the file holds as often as the original, evenly spaced numbers, and no site written
+twice (round 2 measured 13 of 16 such tasks before)."""
 TASKS = [("demo-go", i) for i in (1, 2, 4)] + [("demo-js", i) for i in range(5)] + \
         [("demo-java", i) for i in range(5)] + [("demo-rust", i) for i in (0, 2, 4)]
 

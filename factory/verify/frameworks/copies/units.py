@@ -264,6 +264,7 @@ def _twins(unit: Unit, text: str, grammar: str, target: set[str], limit: int,
     value is the one the repo repeats; a swapped exception class is found by a grep, so it is no
     site."""
     data = text.encode()
+    whole = data[unit.start:unit.end].decode()
     root = parse(grammar, text)
     quoted = [source(n) for n in walk(root) if _is_string(n)] if root else []
     sites = [s for s in unit.sites if s.plain and any(_fails(s, t) for t in target)
@@ -273,7 +274,7 @@ def _twins(unit: Unit, text: str, grammar: str, target: set[str], limit: int,
     integers = list(dict.fromkeys(source(n) for n in walk(root) if n.type in _INTEGERS)) if root else []
     chars = grammar in ("go", "java", "rust")  # '…' is a character there, not a string
     options = [(site, new) for site in sites if limit and (new := _values(site, data[site.start:site.end].decode(),
-                                                                          pool, integers, chars, text, limit, rng))]
+                                                                          pool, integers, chars, text, whole, limit, rng))]
     best = max(options, key=lambda o: (o[0].plain, sum(_fails(o[0], t) for t in target), len(o[1])), default=None)
     return (best[0], best[1][:limit]) if best else (None, [])
 
@@ -307,8 +308,8 @@ def _plain_quoted(literal: str) -> bool:
             and not any(c in literal[1:-1] for c in "\\\n\"'`$"))
 
 
-def _values(site: Site, literal: str, pool: list[str], integers: list[str], chars: bool, text: str, limit: int,
-            rng: random.Random) -> list[str]:
+def _values(site: Site, literal: str, pool: list[str], integers: list[str], chars: bool, text: str, whole: str,
+            limit: int, rng: random.Random) -> list[str]:
     """The twins of one site: other strings of the file written with the same quotes, for a plain
     string compared whole; other plain decimal integers of the file the writer would also have
     written, for one; else what the writer makes."""
@@ -321,11 +322,16 @@ def _values(site: Site, literal: str, pool: list[str], integers: list[str], char
         ceiling = max(int(literal), *(int(m) for m in made))
         held = [i for i in integers if i.isdigit() and i != literal and (len(i) == 1 or not i.startswith("0"))
                 and int(i) <= ceiling and differs(literal, i, untyped=True)]
-    # values the file holds first, those it writes as often as the original first of all (a
-    # forger counting how often each twin's value recurs finds them alike); the writer's own fill
-    # the rest (a forger that sets those aside is left with the file's values)
-    often = text.count(literal)
-    held.sort(key=lambda value: (abs(text.count(value) - often), rng.random()))
+    # values the file holds first, those the test and the file write as often as the original
+    # first of all (a forger counting how often each twin's value recurs, in the test and in the
+    # repo, finds them alike); the writer's own fill the rest (a forger that sets those aside is
+    # left with the file's values)
+    def recurs(value: str) -> tuple[int, int]:
+        inner = value[1:-1] if _plain_quoted(value) else value
+        return whole.count(inner), text.count(inner)
+
+    mine = recurs(literal)
+    held.sort(key=lambda value: (abs(recurs(value)[0] - mine[0]), abs(recurs(value)[1] - mine[1]), rng.random()))
     picked = held[:limit]
     return picked + [m for m in made if m not in picked][:limit - len(picked)]
 
