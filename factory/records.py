@@ -269,6 +269,9 @@ class FlagKind(StrEnum):
     static = "static"
     """Something in the patch's added lines a reviewer may want to see (never a drop on its own)."""
     weak_controls = "weak controls"
+    no_copies = "no copies"
+    """FAIL_TO_PASS tests the verification ran without a copy of (no site a change surely fails):
+    a forger that flips their failures must still tell them from the canary, nothing more."""
     """A forger could tell some controls from the tests they copy (`docs/verify.md`)."""
     altered_machinery = "altered test machinery"
     """The reporting plugin saw the test machinery changed while the tests ran: never taught."""

@@ -24,6 +24,11 @@ class ResolvedConfig(Section):
     """Also require exit `submitted`: a run cut off by a limit is not taught even if its diff passes."""
     drop_suspect: bool = True
     """Drop a resolved run whose verdict says the test machinery was altered while its tests ran."""
+    drop_no_copies: bool = False
+    """Also drop a resolved run one of whose FAIL_TO_PASS tests ran without copies (flag `no copies`:
+    outside Python, a test with no literal a change surely fails). Off by default: on the demo's Go
+    and Rust tasks it drops about half the correct runs, to close a forgery no teacher has been
+    seen to write (docs/verify.md)."""
 
 
 class ResolvedFilter(AttemptFilter):
@@ -50,6 +55,9 @@ class ResolvedFilter(AttemptFilter):
         altered = attempt.verdict.flagged(FlagKind.altered_machinery)
         if self.config.drop_suspect and altered:
             return Rejection(DropReason.suspect_pass, str(altered[0]))
+        uncopied = attempt.verdict.flagged(FlagKind.no_copies)
+        if self.config.drop_no_copies and uncopied:
+            return Rejection(DropReason.suspect_pass, str(uncopied[0]))
         exit_ = attempt.trajectory.exit
         if self.config.require_submitted and exit_ != Exit.submitted:
             return Rejection(DropReason.not_submitted, f"exit {exit_.value}")

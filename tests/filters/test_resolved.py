@@ -1,7 +1,7 @@
 import pytest
 
 from factory.filters import DropReason, ResolvedConfig, ResolvedFilter
-from factory.records import Exit, Reason, Verdict
+from factory.records import Exit, FlagKind, Reason, Verdict
 from tests.filters.attempt_builder import attempt
 
 
@@ -54,3 +54,11 @@ def test_a_pass_that_altered_the_test_machinery_is_not_taught(flags, dropped):
     if dropped:
         assert result.drops[0].reason == DropReason.suspect_pass and result.drops[0].detail.startswith("altered")
     assert ResolvedFilter(ResolvedConfig(drop_suspect=False)).run([a]).kept == [a]
+
+
+def test_a_pass_with_uncopied_tests_is_taught_unless_the_pipeline_asks_to_drop_it():
+    a = attempt().model_copy(update={"verdict": Verdict(resolved=True, flags=["no copies: TestConstraintCheck"])})
+    assert a.verdict.flagged(FlagKind.no_copies)[0].detail == "TestConstraintCheck"
+    assert ResolvedFilter().run([a]).kept == [a]
+    dropped = ResolvedFilter(ResolvedConfig(drop_no_copies=True)).run([a])
+    assert dropped.kept == [] and dropped.drops[0].detail == "no copies: TestConstraintCheck"

@@ -103,10 +103,8 @@ def planned(task: Task, printed: str, rng: random.Random) -> tuple[Copies, Verdi
     files = _read_back(printed)
     ids = list(dict.fromkeys([*task.FAIL_TO_PASS, *task.PASS_TO_PASS]))
     copies = COPY_WRITERS.get(task.language).plan(files, list(task.FAIL_TO_PASS), ids, rng)
-    if not copies.copies:
-        return copies, _weak("no FAIL_TO_PASS test had a site to change: no copies")
     if copies.uncopied:
-        return copies, _weak(f"FAIL_TO_PASS tests without copies: {', '.join(copies.uncopied[:10])}")
+        return copies, VerdictFlag(kind=FlagKind.no_copies, detail=", ".join(copies.uncopied[:10]))
     return copies, None
 
 
