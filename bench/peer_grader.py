@@ -53,12 +53,14 @@ def eval_script(row: dict) -> str:
 
 
 def statuses(log: str) -> dict[str, str]:
-    """Test id -> status from pytest's `-rA` short summary (SWE-bench's `parse_log_pytest`)."""
+    """Test id -> status from pytest's `-rA` short summary, after the marker, read as SWE-bench's
+    `parse_log_pytest` reads it (the id is the second word: ids with spaces are cut there, as there)."""
     found = {}
     for line in log.split(MARKER, 1)[-1].splitlines():
-        status, _, rest = line.partition(" ")
-        if status in STATUSES and rest:
-            found[rest.split(" - ")[0].strip()] = status
+        if line.startswith(STATUSES):
+            words = (line.replace(" - ", " ") if line.startswith("FAILED") else line).split()
+            if len(words) > 1:
+                found[words[1]] = words[0]
     return found
 
 
