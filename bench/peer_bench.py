@@ -1,4 +1,5 @@
-"""Side by side with mini-swe-agent 2.4.6: the same tasks, the same local teacher, the same engine.
+"""Side by side with the peer pipeline: mini-swe-agent 2.4.6 samples, a SWE-bench-style grader
+verifies; factory samples and verifies. The same tasks, the same local teacher, the same engine.
 
 Both tools work N copies of three SWE-smith-layout tasks (tests/swesmith_layout.py: repo at
 /testbed, root only, a conda-like env) with N in flight, against one OpenAI-compatible stand-in
@@ -11,17 +12,18 @@ command ending with its submit sentinel.
 - mini: `mini-extra swebench` (its thread-pool batch runner, `-w N`) on its DockerEnvironment
   (the docker CLI), from its own venv (.venv-bench/, made here when missing); sample only.
   Its start-up command applies and commits the bug, as SWE-smith's instance branches have it.
+- grader: mini's predictions, each in a fresh container, one pytest run, one worker per core
+  (bench/peer_grader.py). The peer pipeline is mini then the grader: the headline ratio.
 - factory: `factory run`'s code path (run_pipeline) with `max_in_flight` N over the N copies,
   one attempt each: sampling, then every attempt verified by the hidden tests. An attempt
-  lost, or not resolved, is an error.
+  lost, or not resolved (on either side), is an error.
 
-Engine CPU is dockerd + containerd + every containerd-shim, read from /proc/<pid>/stat by a
-sampler process every 0.1 s (shims come and go with containers; each counts from 0, with its
-reaped children: runc and the commands run inside its container; only shims of the bench's own
-containers count, dockerd and containerd count whole, so others' work on a shared engine adds
-to both tools' figures). The docker CLI processes
-that mini spawns are counted apart (its driver is their subreaper, so none escapes the count).
-Exit 1 when a run loses attempts or errors; the ratio is only a measurement.
+Each run's CPU is accounted by place (`Account`): the tool's own process and the docker CLI
+processes it spawned (getrusage), dockerd + containerd (whole: the engine is shared, so others'
+work adds to both sides) and the shims of the bench's containers (their own CPU), read from
+/proc/<pid>/stat by a sampler process every 0.1 s, and each of the bench's containers by its
+cgroup, as sampling or verification by its attempt label. Exit 1 when a run loses attempts or
+errors; the ratios are only a measurement.
 """
 
 from __future__ import annotations
