@@ -47,7 +47,6 @@ from factory.sandbox.output import OutputBuffer
 READY = "/run/factory-start"
 PIDFILE = "/run/factory-execd.pid"
 NEEDS = "bash base64 mkfifo timeout setpriv"
-PUT_NEEDS = "head tar"
 # The root sweep, as `DockerSandbox._kill_leftovers` has it, also sparing the server and its encoder.
 SERVER = r"""exec 2>/dev/null
 read -r hello || exit 0
