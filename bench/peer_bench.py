@@ -1,4 +1,5 @@
-"""Side by side with mini-swe-agent 2.4.6: the same tasks, the same local teacher, the same engine.
+"""Side by side with the peer pipeline: mini-swe-agent 2.4.6 samples, a SWE-bench-style grader
+verifies; factory samples and verifies. The same tasks, the same local teacher, the same engine.
 
 Both tools work N copies of three SWE-smith-layout tasks (tests/swesmith_layout.py: repo at
 /testbed, root only, a conda-like env) with N in flight, against one OpenAI-compatible stand-in
@@ -11,17 +12,18 @@ command ending with its submit sentinel.
 - mini: `mini-extra swebench` (its thread-pool batch runner, `-w N`) on its DockerEnvironment
   (the docker CLI), from its own venv (.venv-bench/, made here when missing); sample only.
   Its start-up command applies and commits the bug, as SWE-smith's instance branches have it.
+- grader: mini's predictions, each in a fresh container, one pytest run, one worker per core
+  (bench/peer_grader.py). The peer pipeline is mini then the grader: the headline ratio.
 - factory: `factory run`'s code path (run_pipeline) with `max_in_flight` N over the N copies,
   one attempt each: sampling, then every attempt verified by the hidden tests. An attempt
-  lost, or not resolved, is an error.
+  lost, or not resolved (on either side), is an error.
 
-Engine CPU is dockerd + containerd + every containerd-shim, read from /proc/<pid>/stat by a
-sampler process every 0.1 s (shims come and go with containers; each counts from 0, with its
-reaped children: runc and the commands run inside its container; only shims of the bench's own
-containers count, dockerd and containerd count whole, so others' work on a shared engine adds
-to both tools' figures). The docker CLI processes
-that mini spawns are counted apart (its driver is their subreaper, so none escapes the count).
-Exit 1 when a run loses attempts or errors; the ratio is only a measurement.
+Each run's CPU is accounted by place (`Account`): the tool's own process and the docker CLI
+processes it spawned (getrusage), dockerd + containerd (whole: the engine is shared, so others'
+work adds to both sides) and the shims of the bench's containers (their own CPU), read from
+/proc/<pid>/stat by a sampler process every 0.1 s, and each of the bench's containers by its
+cgroup, as sampling or verification by its attempt label. Exit 1 when a run loses attempts or
+errors; the ratios are only a measurement.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ import base64
 import json
 import os
 import re
+import resource
 import signal
 import subprocess
 import sys
@@ -50,6 +53,8 @@ TURNS = 4
 SUBMIT = "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
 RUN_PREFIX = "peer-bench-"  # run ids of the bench's containers: factory's and, by label, mini's
 LABEL_RUN = "factory.run"  # factory.sandbox.engine.LABEL_RUN, not imported by the sampler
+LABEL_ATTEMPT = "factory.attempt"  # factory.sandbox.engine.LABEL_ATTEMPT
+VERIFYING = "verify-"  # attempt label of factory's verification containers (verifier.py), given the grader's too
 ENGINE = ("dockerd", "containerd", "containerd-shim")  # comm is cut at 15 chars: containerd-shim-runc-v2
 
 
@@ -136,28 +141,64 @@ def _stat(pid: str) -> tuple[str, str, int, int] | None:
     return comm, fields[19], int(fields[11]) + int(fields[12]), int(fields[13]) + int(fields[14])
 
 
+def _labels(cid: str) -> dict[str, str] | None:
+    """A container's labels, read from the engine's files, not its API (which would cost it CPU); None while not on disk."""
+    try:
+        return json.loads(Path(f"/var/lib/docker/containers/{cid}/config.v2.json").read_text())["Config"]["Labels"] or {}
+    except (OSError, ValueError, KeyError):
+        return None
+
+
 def _ours(pid: str, prefix: str) -> bool | None:
     """Whether a shim serves a container of this bench (its run label starts with `prefix`);
-    None while that cannot be read yet. Read from the engine's files, not its API, which would cost it CPU."""
+    None while that cannot be read yet."""
     try:
         argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-        cid = argv[argv.index(b"-id") + 1].decode()
-        labels = json.loads(Path(f"/var/lib/docker/containers/{cid}/config.v2.json").read_text())["Config"]["Labels"]
-    except (OSError, ValueError, KeyError, IndexError):
+        labels = _labels(argv[argv.index(b"-id") + 1].decode())
+    except (OSError, ValueError, IndexError):
         return None
-    return (labels or {}).get(LABEL_RUN, "").startswith(prefix)
+    return None if labels is None else labels.get(LABEL_RUN, "").startswith(prefix)
+
+
+def role(labels: dict[str, str]) -> str:
+    """What a container of the bench did: "verify" (factory's verifier, the peer's grader) or "sample"."""
+    return "verify" if labels.get(LABEL_ATTEMPT, "").startswith(VERIFYING) else "sample"
+
+
+def _cgroups() -> dict[str, Path]:
+    """Container id -> its CPU accounting file (ns), cgroup v1 (cgroupfs) or v2 (either driver)."""
+    found = {}
+    for pattern in ("cpuacct/docker/*/cpuacct.usage", "docker/*/cpu.stat", "system.slice/docker-*.scope/cpu.stat"):
+        for path in Path("/sys/fs/cgroup").glob(pattern):
+            found[path.parent.name.removeprefix("docker-").removesuffix(".scope")] = path
+    return found
+
+
+def _cgroup_ns(path: Path) -> int | None:
+    try:
+        text = path.read_text()
+    except OSError:
+        return None
+    if path.name == "cpuacct.usage":
+        return int(text)
+    return 1000 * int(next(line.split()[1] for line in text.splitlines() if line.startswith("usage_usec")))
 
 
 def meter(out: Path, interval: float, prefix: str) -> None:
-    """Until SIGTERM: the engine's CPU seconds since start, daemons and shims apart, to `out`.
+    """Until SIGTERM: the engine's CPU seconds since start, daemons and shims apart, and the CPU
+    of this bench's containers by their cgroups, by role, to `out`.
 
-    The engine is shared: dockerd and containerd count whole, shims only for this bench's containers.
+    The engine is shared: dockerd and containerd count whole, shims and containers only this bench's.
+    A shim counts its own CPU only: its reaped children are its container's processes, counted by
+    the container's cgroup, and runc (outside it, not counted: alike for both tools, one per exec).
     """
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     seen: dict[str, bool] = {}  # pid -> counted
     first: dict[tuple[str, str, str], int] = {}  # (pid, start time, comm) -> own + reaped children's ticks
     last: dict[tuple[str, str, str], int] = {}
+    roles: dict[str, str | None] = {}  # container id -> role, None: not this bench's
+    used: dict[str, int] = {}  # container id -> CPU ns, as last read
     begin = True
     while True:
         final = stop.is_set()
@@ -176,8 +217,19 @@ def meter(out: Path, interval: float, prefix: str) -> None:
             seen[pid] = counted
             if counted:
                 key = (pid, start, comm)
-                first.setdefault(key, own + children if begin else 0)
-                last[key] = own + children
+                # a shim's reaped children are runc and its container's processes: those are in the
+                # container's cgroup, and a shim's last ticks are lost when it exits with them
+                spent = own if comm == "containerd-shim" else own + children
+                first.setdefault(key, spent if begin else 0)
+                last[key] = spent
+        for cid, path in _cgroups().items():
+            if cid not in roles:
+                labels = _labels(cid)
+                if labels is None:
+                    continue
+                roles[cid] = role(labels) if labels.get(LABEL_RUN, "").startswith(prefix) and not begin else None
+            if roles[cid] is not None and (ns := _cgroup_ns(path)) is not None:
+                used[cid] = ns
         begin = False
         if final:
             break
@@ -185,11 +237,12 @@ def meter(out: Path, interval: float, prefix: str) -> None:
     tick = os.sysconf("SC_CLK_TCK")
     shims = sum(last[k] - first[k] for k in last if k[2] == "containerd-shim") / tick
     daemons = sum(last[k] - first[k] for k in last if k[2] != "containerd-shim") / tick
-    out.write_text(json.dumps({"daemons": daemons, "shims": shims}))
+    containers = {r: sum(ns for cid, ns in used.items() if roles[cid] == r) / 1e9 for r in ("sample", "verify")}
+    out.write_text(json.dumps({"daemons": daemons, "shims": shims, "containers": containers}))
 
 
 class EngineMeter:
-    """The sampler process around one run: `with EngineMeter() as m: ...; m.daemons, m.shims`."""
+    """The sampler process around one run: `with EngineMeter() as m: ...; m.daemons, m.shims, m.containers`."""
 
     def __enter__(self) -> EngineMeter:
         self._out = Path(tempfile.mkstemp(suffix=".json")[1])
@@ -202,21 +255,51 @@ class EngineMeter:
         self._proc.wait()
         result = json.loads(self._out.read_text())
         self._out.unlink()
-        self.daemons, self.shims = result["daemons"], result["shims"]
+        self.daemons, self.shims, self.containers = result["daemons"], result["shims"], result["containers"]
+
+
+def own_cpu() -> tuple[float, float]:
+    """CPU seconds of this process (all its threads) and of its reaped children, so far."""
+    me, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime, children.ru_utime + children.ru_stime
 
 
 # ---- the two tools
 
 @dataclass
+class Account:
+    """CPU seconds of one run, by where they were spent."""
+
+    process: float  # the tool's own process (factory: until its last verdict; mini: its runner; the grader: its threads)
+    cli: float  # docker CLI processes (mini's and the grader's; factory speaks the engine's API from its process)
+    daemons: float  # dockerd + containerd (whole: the engine is shared)
+    shims: float  # the containers' shims, their own CPU (runc, their reaped child outside the cgroup, is not counted)
+    sample: float  # the cgroups of the sampling containers: start state, the agent's commands, the diff
+    verify: float  # the cgroups of the verification (grading) containers: start state, apply, the test run
+
+    FIELDS = ("process", "cli", "daemons", "shims", "sample", "verify")
+
+    @classmethod
+    def of(cls, process: float, cli: float, meter: EngineMeter) -> Account:
+        return cls(process, cli, meter.daemons, meter.shims, meter.containers["sample"],
+                   meter.containers["verify"])
+
+    @property
+    def total(self) -> float:
+        return sum(getattr(self, f) for f in self.FIELDS)
+
+    def __add__(self, other: Account) -> Account:
+        return Account(*(getattr(self, f) + getattr(other, f) for f in self.FIELDS))
+
+
+@dataclass
 class Result:
     wall: float  # the whole run (factory's: its dataset, card and plots built too)
     sampled: float  # until the last attempt's sampling ended (mini: its whole run)
-    verified: float  # until the last attempt's verdict (mini: its whole run, which verifies none)
-    attempts: int
+    verified: float  # until the last attempt's verdict (mini: never; the grader: its whole run)
+    attempts: int  # sampled with a patch (mini), resolved (factory, the grader)
     calls: int
-    daemons: float  # dockerd + containerd
-    shims: float  # the containers' shims, with runc and what ran inside
-    cli: float | None  # docker CLI processes (mini only)
+    cpu: Account
     problems: list[str]
 
 
@@ -257,8 +340,9 @@ finally:
         except ChildProcessError:
             break
     cli = resource.getrusage(resource.RUSAGE_CHILDREN)
+    me = resource.getrusage(resource.RUSAGE_SELF)
     with open(sys.argv[1], "w") as f:
-        json.dump({"wall": wall, "cli": cli.ru_utime + cli.ru_stime}, f)
+        json.dump({"wall": wall, "cli": cli.ru_utime + cli.ru_stime, "self": me.ru_utime + me.ru_stime}, f)
 """
 
 
@@ -292,7 +376,8 @@ def run_mini(python: Path, rows: list[dict], port: int, work: Path, run_id: str)
         code = subprocess.run(command, env=env, stdout=log, stderr=subprocess.STDOUT).returncode
     tail = " | ".join((work / "mini.log").read_text(errors="replace").splitlines()[-3:])
     problems = [] if code == 0 else [f"mini's runner exited {code}: {tail}"]
-    driver = json.loads(stats.read_text()) if stats.exists() else {"wall": float("nan"), "cli": float("nan")}
+    nan = float("nan")
+    driver = json.loads(stats.read_text()) if stats.exists() else {"wall": nan, "cli": nan, "self": nan}
     preds = json.loads((out / "preds.json").read_text()) if (out / "preds.json").exists() else {}
     calls, submitted = 0, 0
     for row in rows:
@@ -306,7 +391,31 @@ def run_mini(python: Path, rows: list[dict], port: int, work: Path, run_id: str)
             submitted += 1
     if submitted < n:
         problems.append(f"mini: {n - submitted} of {n} attempt(s) did not submit a patch")
-    return Result(driver["wall"], driver["wall"], driver["wall"], submitted, calls, meter.daemons, meter.shims, driver["cli"], problems)
+    return Result(driver["wall"], driver["wall"], nan, submitted, calls, Account.of(driver["self"], driver["cli"], meter), problems)
+
+
+def predictions(work: Path) -> dict[str, str]:
+    """mini's patches by instance id, from its preds.json."""
+    preds = work / "out/preds.json"
+    return {k: v.get("model_patch") or "" for k, v in json.loads(preds.read_text()).items()} if preds.exists() else {}
+
+
+def run_grader(rows: list[dict], preds: dict[str, str], image: str, run_id: str) -> Result:
+    """mini's predictions graded the SWE-bench way (bench/peer_grader.py), one worker per core."""
+    from peer_grader import grade_all
+
+    from factory.sandbox import engine
+
+    workers = os.cpu_count() or 1
+    with EngineMeter() as meter:
+        before, started = own_cpu(), time.monotonic()
+        graded = grade_all(rows, preds, image, lambda iid: engine.labels(run_id, f"{VERIFYING}{iid}"[:60]), workers)
+        wall, after = time.monotonic() - started, own_cpu()
+    problems = [f"grader: {g.instance_id} not resolved: {g.why}" for g in graded if not g.resolved]
+    resolved = sum(g.resolved for g in graded)
+    if resolved < len(rows):
+        problems.append(f"grader: {len(rows) - resolved} of {len(rows)} attempt(s) not resolved")
+    return Result(wall, 0.0, wall, resolved, 0, Account.of(after[0] - before[0], after[1] - before[1], meter), problems)
 
 
 async def run_factory(rows: list[dict], port: int, work: Path, run_id: str) -> Result:
@@ -344,14 +453,19 @@ output: {{dir: {work / "runs"}}}
         def __init__(self) -> None:
             super().__init__()
             self.sampled_at: list[float] = []
+            self.cpu_at_last = (0.0, 0.0)
 
         def sampled(self, key: object) -> None:
             super().sampled(key)
             self.sampled_at.append(time.monotonic())
 
+        def finished(self, attempt: object, scheduler: object) -> None:
+            super().finished(attempt, scheduler)
+            self.cpu_at_last = own_cpu()
+
     progress = Clocked()
     with EngineMeter() as meter:
-        started = time.monotonic()
+        started, before = time.monotonic(), own_cpu()
         try:
             outcome = await run_pipeline(load_pipeline(pipeline), run_id=run_id, progress=progress, command="bench")
         finally:
@@ -369,7 +483,8 @@ output: {{dir: {work / "runs"}}}
     if reused:  # the teacher's patches all differ: each must have had its own verification
         problems.append(f"factory: {reused} verdict(s) reused, not verified on their own")
     sampled = max(progress.sampled_at, default=float("nan")) - started
-    return Result(wall, sampled, max(progress.finishes, default=float("nan")) - started, verified, calls, meter.daemons, meter.shims, None, problems)
+    spent = Account.of(progress.cpu_at_last[0] - before[0], progress.cpu_at_last[1] - before[1], meter)
+    return Result(wall, sampled, max(progress.finishes, default=float("nan")) - started, verified, calls, spent, problems)
 
 
 # ---- the bench
@@ -393,34 +508,40 @@ def main(sizes: list[int], delay: float) -> int:
             while not (tmp / "port").exists() or not (tmp / "port").read_text():
                 time.sleep(0.1)
             port = int((tmp / "port").read_text())
-            print(f"peer bench: mini-swe-agent {MINI_VERSION} (sample only) vs factory (sample + verify); {TASKS}"
-                  f" SWE-smith-layout tasks copied N times ({image}); stand-in teacher on loopback, {delay:.0f} s per"
-                  f" turn, {TURNS} turns per attempt; engine CPU s = daemons (dockerd + containerd) + shims (with runc and"
-                  f" what ran inside); {os.cpu_count()} cores")
-            print(f"  {'N':>4} {'tool':>8} {'wall s':>7} {'sampled':>8} {'verified':>8} {'done':>5} {'calls':>6} {'daemons s':>9}"
-                  f" {'shims s':>8} {'per call':>9} {'per att.':>9} {'CLI s':>7} {'verified/mini':>14} {'wall/mini':>10}")
+            print(f"peer bench: factory (sample + verify) vs the peer pipeline: mini-swe-agent {MINI_VERSION} (sample)"
+                  f" then a SWE-bench-style grader ({os.cpu_count()} workers, one per core); {TASKS} SWE-smith-layout"
+                  f" tasks copied N times ({image}); stand-in teacher on loopback, {delay:.0f} s per turn, {TURNS}"
+                  f" turns per attempt; {os.cpu_count()} cores")
+            print(f"  {'N':>4} {'tool':>8} {'wall s':>7} {'sampled':>8} {'verified':>8} {'done':>5} | CPU s per verified"
+                  f" attempt: {' '.join(f'{f:>8}' for f in Account.FIELDS)} {'total':>7} | {'wall/peer':>9} {'cpu/peer':>8}")
             for n in sizes:
                 stamp = int(time.time())
-                runs = {}
-                for tool in ("mini", "factory"):
+                runs: dict[str, Result] = {}
+                for tool in ("mini", "grader", "factory"):
                     run_id = f"{RUN_PREFIX}{tool}-{n}-{stamp}"
-                    work = tmp / run_id
+                    work = tmp / f"{RUN_PREFIX}{'mini' if tool == 'grader' else tool}-{n}-{stamp}"
                     try:
                         if tool == "mini":
                             runs[tool] = run_mini(python, copies(rows, n), port, work, run_id)
+                        elif tool == "grader":
+                            runs[tool] = run_grader(copies(rows, n), predictions(work), image, run_id)
                         else:
                             runs[tool] = asyncio.run(run_factory(copies(rows, n), port, work, run_id))
                     finally:
                         remove_containers(run_id=run_id)
+                mini, grader, factory = runs["mini"], runs["grader"], runs["factory"]
+                runs = {"mini": mini, "grader": grader,
+                        "peer": Result(mini.wall + grader.wall, mini.sampled, mini.wall + grader.verified, grader.attempts,
+                                       mini.calls, mini.cpu + grader.cpu, []),
+                        "factory": factory}
                 for tool, r in runs.items():
-                    total = r.daemons + r.shims
-                    f, m = runs["factory"], runs["mini"]
-                    ratio = f"{f.verified / m.wall:14.2f} {f.wall / m.wall:10.2f}" if tool == "factory" else ""
-                    cli = f"{r.cli:7.1f}" if r.cli is not None else f"{'-':>7}"
-                    print(f"  {n:4d} {tool:>8} {r.wall:7.1f} {r.sampled:8.1f} {r.verified:8.1f} {r.attempts:5d} {r.calls:6d}"
-                          f" {r.daemons:9.1f}"
-                          f" {r.shims:8.1f} {total / max(r.calls, 1):9.3f} {total / max(r.attempts, 1):9.2f} {cli} {ratio}",
-                          flush=True)
+                    per = max(r.attempts if tool != "mini" else grader.attempts, 1)
+                    account = " ".join(f"{getattr(r.cpu, f) / per:8.3f}" for f in Account.FIELDS)
+                    ratio = (f" | {factory.verified / runs['peer'].verified:9.2f}"
+                             f" {factory.cpu.total / max(factory.attempts, 1) / (runs['peer'].cpu.total / per):8.2f}"
+                             if tool == "factory" else "")
+                    print(f"  {n:4d} {tool:>8} {r.wall:7.1f} {r.sampled:8.1f} {r.verified:8.1f} {r.attempts:5d} |"
+                          f" {'':>27}{account} {r.cpu.total / per:7.3f}{ratio}", flush=True)
                     problems += r.problems
         finally:
             server.terminate()

@@ -53,3 +53,55 @@ def test_an_unknown_task_is_refused(bench):
     task = load_taskset(str(DEMO)).tasks[0]
     with pytest.raises(ValueError, match="no known problem statement"):
         bench.answer(_request(task, 0, tools=True), {"another statement": task.start.bug_patch})
+
+
+@pytest.fixture(scope="module")
+def grader():
+    return load_bench("peer_grader")
+
+
+PYTEST_RA = """\
+tests/test_ranges.py ..F                                                  [100%]
+=========================== short test summary info ============================
+PASSED tests/test_ranges.py::test_expansion[caret]
+PASSED tests/test_ranges.py::test_expansion[caret-zero-major]
+FAILED tests/test_ranges.py::test_membership[caret-zero-minor] - AssertionError: assert False
+ERROR tests/test_ranges.py::test_fixture_broken
+========================= 1 failed, 2 passed, 1 error in 0.12s =========================
+"""
+
+
+def test_the_grader_reads_pytests_short_summary_as_swe_bench_does(grader):
+    log = f"PASSED tests/test_ranges.py::test_forged_before_the_run\n{grader.MARKER}\n{PYTEST_RA}"
+    assert grader.statuses(log) == {
+        "tests/test_ranges.py::test_expansion[caret]": "PASSED",
+        "tests/test_ranges.py::test_expansion[caret-zero-major]": "PASSED",
+        "tests/test_ranges.py::test_membership[caret-zero-minor]": "FAILED",
+        "tests/test_ranges.py::test_fixture_broken": "ERROR",
+    }  # what the start-up printed before the marker is not the tests'
+    row = {"instance_id": "t", "FAIL_TO_PASS": ["tests/test_ranges.py::test_expansion[caret]"],
+           "PASS_TO_PASS": ["tests/test_ranges.py::test_expansion[caret-zero-major]"]}
+    assert grader.judge(row, log).resolved
+    for missing in ("tests/test_ranges.py::test_membership[caret-zero-minor]", "tests/test_ranges.py::test_never_ran",
+                    "tests/test_ranges.py::test_forged_before_the_run"):
+        judged = grader.judge({**row, "PASS_TO_PASS": [missing]}, log)
+        assert not judged.resolved and missing in judged.why
+
+
+def test_the_grader_restores_and_runs_every_file_the_tests_name(grader):
+    task = load_taskset(str(DEMO)).tasks[0]
+    row = {"patch": task.start.bug_patch, "FAIL_TO_PASS": ["tests/b.py::x", "tests/a.py::C::y"], "PASS_TO_PASS": ["tests/b.py::z"]}
+    script = grader.eval_script(row)
+    assert "git checkout -q HEAD -- tests/a.py tests/b.py" in script
+    assert "pytest -rA tests/a.py tests/b.py" in script
+    assert base64.b64encode(task.start.bug_patch.encode()).decode() in script  # the start state: the bug applied
+
+
+def test_a_cpu_account_adds_up_by_where_it_was_spent(bench):
+    mini = bench.Account(process=1.0, cli=0.5, daemons=2.0, shims=0.25, sample=1.5, verify=0.0)
+    grading = bench.Account(process=0.0, cli=0.25, daemons=1.0, shims=0.0, sample=0.0, verify=3.0)
+    peer = mini + grading
+    assert (peer.cli, peer.daemons, peer.verify) == (0.75, 3.0, 3.0)
+    assert peer.total == mini.total + grading.total == 9.5
+    assert bench.role({bench.LABEL_ATTEMPT: "verify-task.copy001"}) == "verify"
+    assert bench.role({bench.LABEL_ATTEMPT: "task.copy001.standin.0"}) == bench.role({}) == "sample"

@@ -65,6 +65,7 @@ START_PATCH = "/tmp/factory-start.patch"
 THEN = "factory-start-state-reached"
 DIFF_LIMIT = 256 * 2**20  # a diff is never cut: past this the attempt's diff is an error
 TIMEOUT_EXIT = 124  # coreutils `timeout`
+PUT_SECONDS = 600  # an upload through the command server: a stuck one is dropped for the engine's
 KILLED_EXIT = 137
 SIGNALLED = 128  # shells exit 128 + n for a command that signal n ended
 # $1: the user commands run as (created when the image lacks it), $2: seconds to live.
@@ -538,6 +539,8 @@ class DockerSandbox:
                 info = tarfile.TarInfo(str(target.relative_to("/")))
                 info.size, info.mode, info.uid, info.gid, info.mtime = len(raw), 0o644, uid, gid, int(time.time())
                 tar.addfile(info, io.BytesIO(raw))
+        if await self._put(buf.getvalue(), targets):
+            return
         try:
             written = await engine.call(self.container.put_archive, "/", buf.getvalue())
         except EngineError as exc:
@@ -546,6 +549,31 @@ class DockerSandbox:
             raise await self._crashed() from exc
         if not written:
             raise SandboxError(f"could not write {', '.join(map(str, targets))}")
+
+    async def _put(self, archive: bytes, targets: Mapping[PurePosixPath, bytes]) -> bool:
+        """Unpack `archive` at / through the command server (`Execd.put`): no engine call. False
+        when this sandbox's server cannot (the caller uploads through the engine)."""
+        buffer = OutputBuffer(self.config.output_limit_bytes)
+        async with self._exec_lock:
+            if self.per_call:
+                return False
+            try:
+                if self.execd is None:
+                    await self._start_server()
+                server = self.execd
+                if server is None or not server.puts:
+                    return False
+                try:
+                    code = await server.put(archive, PUT_SECONDS, buffer)
+                finally:
+                    if server.busy:  # cancelled or failed mid-upload: the stream is out of step
+                        self._drop_server()
+            except (Closed, TimeoutError, EngineError):
+                self._drop_server()
+                return False  # the engine's upload says what is wrong, or does it
+        if code != 0:
+            raise SandboxError(f"could not write {', '.join(map(str, targets))}: {buffer.text()[-500:]}")
+        return True
 
     async def list_files(self, path: str = ".") -> list[str]:
         result = await self.exec(f"ls -1Ap -- {shlex.quote(str(self._abs(path)))}", timeout=30)

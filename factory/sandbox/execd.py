@@ -15,8 +15,15 @@ alphabet has no `#` or `!`; a line starting with one of those is the server's ow
 
     host → server   hello
                     run <seq> <timeout> <user> <base64 workdir> <base64 command>
-    server → host   !<server pid> <oom kills> <the start script's ready line>   (or !fallback …)
+                    put <seq> <size>, then <size> bytes of a tar archive
+    server → host   !<server pid> <oom kills> <puts> <the start script's ready line>   (or !fallback …)
                     <base64 lines of output> … #<seq> <exit code> <oom kills>
+
+`put` unpacks the archive at / as root (`tar -x`, the archive's owners and modes), as the
+engine's `put_archive` would, without the engine: an upload through the engine costs dockerd a
+re-exec of itself to unpack it, about as much CPU as starting a container. The server reads the
+archive with GNU `head -c`, which never reads past the size it is given, so the stream stays in
+step; `<puts>` is 0 where the image lacks GNU head or tar, and the host then uploads through the engine.
 
 The server says nothing before the host's `hello`: docker-py hands over the socket after
 reading the response's headers, and bytes that came with them would be lost (see
@@ -45,10 +52,13 @@ SERVER = r"""exec 2>/dev/null
 read -r hello || exit 0
 i=0; while [ ! -s $READY ] && [ $i -lt 6000 ]; do sleep 0.01; i=$((i + 1)); done
 read -r ready < $READY
-for t in $NEEDS; do command -v $t >/dev/null || { echo "!fallback 0 $ready"; exit 0; }; done
+for t in $NEEDS; do command -v $t >/dev/null || { echo "!fallback 0 0 $ready"; exit 0; }; done
 fifo=/run/factory-execd.$$
-mkfifo -m 600 "$fifo" || { echo "!fallback 0 $ready"; exit 0; }
-trap 'rm -f "$fifo"' EXIT
+tar=/run/factory-execd.$$.tar
+mkfifo -m 600 "$fifo" || { echo "!fallback 0 0 $ready"; exit 0; }
+trap 'rm -f "$fifo" "$tar" "$tar.err"' EXIT
+puts=0
+case $(head --version) in *coreutils*) command -v tar >/dev/null && puts=1 ;; esac
 read -r old < $PIDFILE && [ "$old" != $$ ] && kill -9 "$old"
 echo $$ > $PIDFILE
 oom() {
@@ -67,8 +77,14 @@ sweep() {
     done
   done
 }
-oom; echo "!$$ $n $ready"
+oom; echo "!$$ $n $puts $ready"
 while read -r op seq t user w c; do
+  if [ "$op" = put ] && [ "$puts" = 1 ]; then
+    head -c "$t" > "$tar" && tar -x -f "$tar" -C / > "$tar.err" 2>&1; rc=$?
+    base64 -w 76 < "$tar.err"; rm -f "$tar" "$tar.err"
+    oom; echo "#$seq $rc $n"
+    continue
+  fi
   [ "$op" = run ] || exit 1
   wd=$(printf %s "$w" | base64 -d)
   cmd=$(printf %s "$c" | base64 -d; echo x); cmd=${cmd%x}
@@ -98,7 +114,7 @@ done
 """.replace("$READY", READY).replace("$PIDFILE", PIDFILE).replace("$NEEDS", NEEDS)
 GRACE = 10.0  # past a command's timeout, a stream that has not ended it is stuck
 CONTROL = re.compile(rb"[#!]")
-HELLO = re.compile(r"!(\d+|fallback) (\d+) (.*)")
+HELLO = re.compile(r"!(\d+|fallback) (\d+) ([01]) (.*)")
 
 
 class Closed(Exception):
@@ -118,6 +134,7 @@ class Execd:
         self.pid = ""
         self.oom_kills = 0
         self.seq = 0
+        self.puts = False  # the server can unpack uploads (`put`)
         self.busy = False  # a command was sent and its end not read: the stream is out of step
         self._mux = bytearray()  # the engine's stream frames, not yet split
         self._out = bytearray()  # the server's stdout
@@ -147,11 +164,11 @@ class Execd:
         if hello is None:  # the engine's own words: the exec could not start (a container going away)
             server.close()
             raise Closed(f"the command server did not start: {line[:300]}")
-        pid, oom, ready = hello.groups()
+        pid, oom, puts, ready = hello.groups()
         if pid == "fallback":
             server.close()
             return None, ready
-        server.pid, server.oom_kills = pid, int(oom)
+        server.pid, server.oom_kills, server.puts = pid, int(oom), puts == "1"
         return server, ready
 
     async def run(self, cmd: str, timeout: float, user: str, workdir: str, buffer: OutputBuffer) -> int | None:
@@ -162,6 +179,22 @@ class Execd:
         fields = (str(self.seq), f"{timeout:g}", user, _b64(workdir), _b64(cmd))
         deadline = asyncio.get_running_loop().time() + timeout + GRACE
         await self._send(("run " + " ".join(fields) + "\n").encode(), timeout + GRACE)
+        return await self._end(deadline, buffer)
+
+    async def put(self, archive: bytes, seconds: float, buffer: OutputBuffer) -> int | None:
+        """Unpack a tar archive at / as root (only where `puts`); tar's messages go into `buffer`.
+        tar's exit code; raises as `run` does."""
+        if not self.puts:
+            raise ValueError("this command server cannot unpack uploads")
+        self.seq += 1
+        self.busy = True
+        deadline = asyncio.get_running_loop().time() + seconds
+        await self._send(f"put {self.seq} {len(archive)}\n".encode() + archive, seconds)
+        return await self._end(deadline, buffer)
+
+    async def _end(self, deadline: float, buffer: OutputBuffer) -> int | None:
+        """Read the current request's output into `buffer` up to its end line: its exit code, or
+        None when the output flooded."""
         while True:
             mark = CONTROL.search(self._out)
             data_end = mark.start() if mark else self._out.rfind(b"\n") + 1

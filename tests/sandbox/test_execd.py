@@ -11,7 +11,7 @@ import pytest
 
 from factory.agent.tools import run_bash
 from factory.config import SandboxConfig
-from factory.errors import SandboxCrashed
+from factory.errors import SandboxCrashed, SandboxError
 from factory.records import StartState
 from factory.sandbox import DockerSandbox, engine
 from tests.conftest import BASE_IMAGE
@@ -176,3 +176,34 @@ async def test_closing_a_sandbox_ends_a_command_in_flight_at_once(sandbox):
     await sandbox.close()
     with pytest.raises(SandboxCrashed):
         await asyncio.wait_for(running, 30)  # not at the command's timeout
+
+
+async def test_an_upload_through_the_server_makes_no_engine_call_and_lands_as_the_engines_would(sandbox, engine_requests):
+    assert sandbox.execd.puts
+    await sandbox.exec("ln -s /etc/hostname /tmp/link; mkdir -p /tmp/taken/dir")
+    await sandbox.write_files({"/opt/up/deep/root.txt": "root's\n", "/tmp/link": b"\x00\xffbytes"}, owner="root")
+    await sandbox.write_files({"/tmp/mine/agent.txt": "agent's\n"})
+    assert engine_requests == []
+    listed = await sandbox.exec("stat -c '%U %a %s %n' /opt/up /opt/up/deep/root.txt /tmp/link /tmp/mine /tmp/mine/agent.txt",
+                                user="root")
+    assert listed.output.splitlines() == ["root 755 4096 /opt/up", "root 644 7 /opt/up/deep/root.txt",
+                                          "root 644 7 /tmp/link", "agent 755 4096 /tmp/mine", "agent 644 8 /tmp/mine/agent.txt"]
+    assert await sandbox.read_file("/tmp/link") == b"\x00\xffbytes"  # the link replaced, not followed
+    assert (await sandbox.exec("cat /etc/hostname")).output.strip() == sandbox.container.attrs["Config"]["Hostname"]
+    with pytest.raises(SandboxError, match="could not write /tmp/taken"):
+        await sandbox.write_files({"/tmp/taken": "a file where a directory is"}, owner="root")
+    assert (await sandbox.exec("echo in-step")).output == "in-step\n"  # the stream stayed in step
+
+
+async def test_an_image_without_gnu_head_uploads_through_the_engine(docker_client, engine_requests):
+    sb = await DockerSandbox.create(BASE_IMAGE, SandboxConfig(user="root"), workdir="/tmp", wait=False)
+    try:
+        await sb._raw("mv /usr/bin/head /usr/local/bin/head.moved")
+        await sb.prepare(StartState())
+        assert sb.execd is not None and not sb.execd.puts
+        engine_requests.clear()
+        await sb.write_files({"/tmp/up.txt": "up\n"}, owner="root")
+        assert [r for r in engine_requests if "/archive" in r]
+        assert (await sb.exec("cat /tmp/up.txt")).output == "up\n"
+    finally:
+        await sb.close()
