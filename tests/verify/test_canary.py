@@ -35,15 +35,20 @@ def first_task(name: str):
     return task, folder
 
 
-def patch_of(tmp_path: Path, folder: Path, task, edits: dict[str, Callable[[str], str]]) -> str:
-    """`git diff` of the task's repo at its start state after `edits` (path -> old text -> new text)."""
+def at_start_state(folder: Path, task, work: Path) -> Path:
+    """A git repo at `work` holding the task set's repo at the task's start state, committed."""
     (repo,) = (folder / "repos").iterdir()
-    work = tmp_path / "repo"
     shutil.copytree(repo, work)
     git(work, "init", "-q")
     subprocess.run(["git", "apply"], input=task.start.bug_patch, text=True, cwd=work, check=True)
     git(work, "add", "-A")
     git(work, "commit", "-qm", "start")
+    return work
+
+
+def patch_of(tmp_path: Path, folder: Path, task, edits: dict[str, Callable[[str], str]]) -> str:
+    """`git diff` of the task's repo at its start state after `edits` (path -> old text -> new text)."""
+    work = at_start_state(folder, task, tmp_path / "repo")
     for path, edit in edits.items():
         target = work / path
         target.write_text(edit(target.read_text() if target.exists() else ""))

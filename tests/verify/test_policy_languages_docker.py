@@ -5,7 +5,6 @@ is refused when the rule refuses, and with harmless side effects resolves."""
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -16,7 +15,7 @@ from factory.config import VerifierConfig
 from factory.records import FlagKind, Reason
 from factory.verify import DockerVerifier
 from tests.verify.conftest import git, texts
-from tests.verify.test_canary import first_task
+from tests.verify.test_canary import at_start_state, first_task
 
 pytestmark = pytest.mark.docker
 
@@ -24,13 +23,7 @@ pytestmark = pytest.mark.docker
 def gold_with(tmp_path: Path, name: str, edits: dict[str, Callable[[str], str]]):
     """The first task of demo task set `name`, and `git diff` of its gold fix plus `edits` at its start state."""
     task, folder = first_task(name)
-    (repo,) = (folder / "repos").iterdir()
-    work = tmp_path / "repo"
-    shutil.copytree(repo, work)
-    git(work, "init", "-q")
-    subprocess.run(["git", "apply"], input=task.start.bug_patch, text=True, cwd=work, check=True)
-    git(work, "add", "-A")
-    git(work, "commit", "-qm", "start")
+    work = at_start_state(folder, task, tmp_path / "repo")
     subprocess.run(["git", "apply"], input=task.gold_patch, text=True, cwd=work, check=True)
     for path, edit in edits.items():
         target = work / path

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -27,6 +26,7 @@ from pathlib import Path
 from factory.records import Task
 from factory.verify.frameworks.copies.base import COPY_WRITERS
 from tests.verify.conftest import git
+from tests.verify.test_canary import at_start_state
 
 TASKSETS = Path(__file__).parents[3] / "pipelines/tasksets"
 
@@ -58,13 +58,7 @@ class Case:
 
 def patch_of(case: Case, task: Task, tmp_path: Path) -> str:
     """`git diff` of the task's repo at its start state (with the gold fix, for a fix) after the case's change."""
-    (repo,) = (TASKSETS / case.taskset / "repos").iterdir()
-    work = tmp_path / "repo"
-    shutil.copytree(repo, work)
-    git(work, "init", "-q")
-    subprocess.run(["git", "apply"], input=task.start.bug_patch, text=True, cwd=work, check=True)
-    git(work, "add", "-A")
-    git(work, "commit", "-qm", "start")
+    work = at_start_state(TASKSETS / case.taskset, task, tmp_path / "repo")
     hide_failing_tests(work, task)
     if case.gold:
         subprocess.run(["git", "apply"], input=task.gold_patch, text=True, cwd=work, check=True)
