@@ -2,9 +2,10 @@
 
     readback  the language's test files (git's listing, untracked hidden tests too) that hold a
               FAIL_TO_PASS test's needle, then the test files beside them, printed in the apply exec
-    planned   the writer's `Copies` for those files, or why there are none (a weak-controls flag)
+    planned   the writer's `Copies` for those files, and the flag naming the tests left without copies
     run_ids   the ids the task's tests are reported under once originals are renamed
     tampered  a copy whose original passed and that did not fail: the report is not the tests'
+    hider     the agent's view of the start state: the same files read, the FAIL_TO_PASS tests taken out
 """
 
 from __future__ import annotations
