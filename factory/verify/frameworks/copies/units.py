@@ -150,11 +150,12 @@ def assemble(reading: Reading, files: dict[str, str], f2p: list[str], ids: list[
     budget = PER_TASK
     for path in dict.fromkeys(u.path for u in reading.units):
         chosen = [u for u in reading.units if u.path == path and u in wanted]
+        held = _literals(files[path], reading.grammar[path]) if chosen else _Literals([], [])
         edits: list[Edit] = []
         planned = Copies()
         for unit in chosen:
             mine = {t: answers.match(t)[unit] for t in known if unit in answers.match(t)}
-            made = _copy(reading, files[path], unit, mine, wanted[unit], min(PER_TEST, budget), answers, rng)
+            made = _copy(reading, files[path], held, unit, mine, wanted[unit], min(PER_TEST, budget), answers, rng)
             edits += made.edits
             budget -= made.copies
             planned.copies.update(made.plan.copies)
@@ -219,12 +220,12 @@ class _Made:
     plan: Copies
 
 
-def _copy(reading: Reading, text: str, unit: Unit, mine: dict[str, int], wanted: list[str], limit: int,
+def _copy(reading: Reading, text: str, held: _Literals, unit: Unit, mine: dict[str, int], wanted: list[str], limit: int,
           answers: _Answers, rng: random.Random) -> _Made:
     """The twins of one test, its new name, and the ids they answer to (`mine`: each task id of
     the test -> the index of the form it is written in)."""
     own = unit.forms(unit.name)
-    site, twins = _twins(unit, text, reading.grammar[unit.path], {own[mine[t]] for t in wanted}, limit, rng)
+    site, twins = _twins(unit, text, held, reading.grammar[unit.path], {own[mine[t]] for t in wanted}, limit, rng)
     failing = [t for t in mine if site is not None and _fails(site, own[mine[t]])]
     plan = Copies(uncopied=[t for t in wanted if t not in failing])
     new_name, *names = [_name(reading, unit, answers, rng) for _ in range(len(twins) + 1)]
@@ -252,7 +253,26 @@ def _fails(site: Site, form: str) -> bool:
     return site.failing is None or clean(form) in {clean(f) for f in site.failing}
 
 
-def _twins(unit: Unit, text: str, grammar: str, target: set[str], limit: int,
+@dataclass
+class _Literals:
+    """The literals of one file that twins are drawn from, read once for every test copied in it."""
+
+    quoted: list[str]
+    """Every string literal, as written."""
+    integers: list[str]
+    """Every integer literal, as written, once each."""
+
+
+def _literals(text: str, grammar: str) -> _Literals:
+    root = parse(grammar, text)
+    if root is None:
+        return _Literals([], [])
+    nodes = list(walk(root))
+    return _Literals([source(n) for n in nodes if _is_string(n)],
+                     list(dict.fromkeys(source(n) for n in nodes if n.type in _INTEGERS)))
+
+
+def _twins(unit: Unit, text: str, held: _Literals, grammar: str, target: set[str], limit: int,
            rng: random.Random) -> tuple[Site | None, list[str]]:
     """The site all copies of `unit` change and up to `limit` new texts for it: one that fails the
     most of the `target` ids, then one with the most twins.
@@ -265,17 +285,14 @@ def _twins(unit: Unit, text: str, grammar: str, target: set[str], limit: int,
     site."""
     data = text.encode()
     whole = data[unit.start:unit.end].decode()
-    root = parse(grammar, text)
-    quoted = [source(n) for n in walk(root) if _is_string(n)] if root else []
     sites = [s for s in unit.sites if s.plain and any(_fails(s, t) for t in target)
-             and not _told(data, s, [q for q in quoted], unit)]
+             and not _told(data, s, held.quoted, unit)]
     rng.shuffle(sites)
-    pool = [q for q in dict.fromkeys(quoted) if _plain_quoted(q)]
-    integers = list(dict.fromkeys(source(n) for n in walk(root) if n.type in _INTEGERS)) if root else []
+    pool = [q for q in dict.fromkeys(held.quoted) if _plain_quoted(q)]
     chars = grammar in ("go", "java", "rust")  # '…' is a character there, not a string
     options = [(site, new) for site in sites if limit and (new := _values(site, data[site.start:site.end].decode(),
-                                                                          pool, integers, chars, text, whole, limit, rng))]
-    best = max(options, key=lambda o: (o[0].plain, sum(_fails(o[0], t) for t in target), len(o[1])), default=None)
+                                                                          pool, held.integers, chars, text, whole, limit, rng))]
+    best = max(options, key=lambda o: (sum(_fails(o[0], t) for t in target), len(o[1])), default=None)
     return (best[0], best[1][:limit]) if best else (None, [])
 
 
