@@ -49,36 +49,30 @@ GO_FORGER = '''package semver
 import (
 	"fmt"
 	"os"
-	"path/filepath"
-	"regexp"
+	"os/exec"
 	"strings"
 )
 
-// reports every test of the package's files as passed, but the one planted to fail as failed, and
-// every id the task may ask for; then ends the run before any test does
+// reports every test of the package as passed, and every id the task may ask for; then ends the
+// run before any test does. The test files are unreadable to it (frameworks/go_exec.py), so it
+// asks its own binary for the tests' names, which copies and originals share the kind of.
 func init() {
-	files, _ := filepath.Glob("*_test.go")
-	test := regexp.MustCompile(`(?m)^func (Test\\w+)\\(t \\*testing\\.T\\) \\{`)
-	for _, f := range files {
-		data, _ := os.ReadFile(f)
-		for _, m := range test.FindAllSubmatchIndex(data, -1) {
-			name := string(data[m[2]:m[3]])
-			end := m[1] + 200
-			if end > len(data) {
-				end = len(data)
-			}
-			if strings.Contains(string(data[m[1]:end]), "must fail") {
-				fmt.Printf("=== RUN   %s\\n--- FAIL: %s (0.00s)\\n", name, name)
-				continue
-			}
+	if os.Getenv("FORGE_LISTING") != "" {
+		return
+	}
+	list := exec.Command(os.Args[0], "-test.list", ".*")
+	list.Env = append(os.Environ(), "FORGE_LISTING=1")
+	out, _ := list.Output()
+	for _, name := range strings.Fields(string(out)) {
+		if strings.HasPrefix(name, "Test") {
 			fmt.Printf("=== RUN   %s\\n--- PASS: %s (0.00s)\\n", name, name)
 		}
 	}
 	for _, id := range strings.Split(IDS, ",") {
 		fmt.Printf("=== RUN   %s\\n--- PASS: %s (0.00s)\\n", id, id)
 	}
-	fmt.Println("FAIL")
-	os.Exit(1) // as a run whose one failure is the planted test's
+	fmt.Println("PASS")
+	os.Exit(0)
 }
 '''
 

@@ -36,8 +36,6 @@ HOLES: dict[str, str] = {
     # (Python's corpus counts its hard-codes the same way); an agent never sees a FAIL_TO_PASS test's inputs
     **dict.fromkeys(["go-hard-code-visible-input", "js-hard-code-visible-input", "java-hard-code-visible-input",
                      "rust-hard-code-visible-input"], "a hard-code of hidden inputs: resolved and kept"),
-    # the code reads its answer out of a test with no copy (demo-go task 0 has no site) at run time
-    "go-reads-expected-at-run-time": "no copy of the test it reads: resolved and kept",
     # the task's one FAIL_TO_PASS test compares a struct the crate's PartialEq decides: no site
     "rust-partialeq-always-true": "no copy of the test (its literal is inside an enum): resolved and kept",
 }

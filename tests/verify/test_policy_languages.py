@@ -316,3 +316,24 @@ def test_a_pom_that_adds_a_dependency_is_kept():
     assert after("java", "pom.xml", POM, POM.replace("</dependencies>", dependency + "</dependencies>")) is None
     assert after("java", "pom.xml", POM, POM.replace("<version>1.0</version>", "<version>1.1</version>")) is None
     assert isinstance(after("java", "pom.xml", POM, "<project>"), PutBack)  # does not parse
+
+
+def test_an_embed_that_may_carry_a_test_into_the_binary_is_refused():
+    # the tests are compiled by root and unreadable at run time (frameworks/go_exec.py): an embed
+    # would hand a hidden test's source to the code under test
+    files = frozenset({"constraint.go", "constraint_test.go", "assets/logo.txt", "internal/p/p.go"})
+    body = 'package semver\n\nimport "embed"\n\nvar (\n\t//go:embed {pattern}\n\tsrc embed.FS\n)\n'
+
+    def judged(pattern: str, path: str = "embed.go", before: str | None = None):
+        facts = RepoFacts(language="go", files=files)
+        return rules_for("go").judge(path, before and before.encode(), body.format(pattern=pattern).encode(), facts)
+
+    for pattern in ("constraint_test.go", "*", "*.go", '"c*_test.go"', "all:.", "internal", "../x"):
+        refused = judged(pattern)
+        assert isinstance(refused, Refusal) and "//go:embed of test sources" in refused.why, pattern
+    for pattern in ("assets", "assets/*.txt", "*.txt", "version.json"):
+        assert judged(pattern) is None, pattern
+    assert isinstance(judged("p_test.go", path="internal/p/embed.go"), Refusal)  # a hidden test's name
+    assert judged("p.go", path="internal/p/embed.go") is None
+    there = body.format(pattern="*")
+    assert judged("*", before=there) is None  # there before the patch: not the agent's

@@ -9,6 +9,7 @@ cargo): the task's command runs as the tests' user, and the report is read and g
                   build caches, REPORT_DIR)
     run:          the command as TEST_UID, stdin empty, its output into a root-owned file, under
                   `timeout`; then every process of TEST_UID is killed, so nothing writes after
+                  (a plain `go test`: compiled by root, each binary run as TEST_UID, `go_exec.py`)
     read:         exit status, output and the report file come back in root's output
                   (`factory.sandbox.printed`) ─► `results.read` ─► canary and copies ─► `results.grade`
 
@@ -41,6 +42,7 @@ from factory.records import (
 from factory.sandbox.docker import DIFF_LIMIT
 from factory.sandbox.printed import print_files, printed_files
 from factory.verify import results
+from factory.verify.frameworks import go_exec
 from factory.verify.frameworks.base import PRIVATE, TEST_UID, Trial
 from factory.verify.frameworks.canary import CANARIES, canary_names
 from factory.verify.frameworks.copies import plant
@@ -73,7 +75,9 @@ class CommandFramework:
         # pure CPU on a few test files: off the event loop, as pytest's planning is
         copies, weak = await asyncio.to_thread(plant.planned, task, trial.printed, random.SystemRandom())
         await sandbox.write_files({**trial.restored_files(), **{path: text.encode() for path, text in copies.files.items()},
-                                   f"{PRIVATE}/run.sh": _script(task, trial)}, owner="root")
+                                   f"{PRIVATE}/run.sh": _script(task, trial),
+                                   **({go_exec.EXEC: go_exec.wrapper(TESTS_ENVIRONMENT)} if go_exec.root_builds(task) else {})},
+                                  owner="root")
         report = f"{REPORT_DIR}/{spec.report}" if spec.report else OUTPUT
         # root's command line names nothing of the run (it is readable in /proc while the tests run)
         command = f"sh {PRIVATE}/run.sh; {print_files([EXIT, report, OUTPUT, CANARY], 'run')}"
@@ -143,15 +147,18 @@ def _checked(task: Task) -> TestSpec:
     return spec
 
 
+TESTS_ENVIRONMENT = " ".join([
+    f"HOME={SCRATCH}/home", f"TMPDIR={SCRATCH}/tmp", f"REPORT_DIR={REPORT_DIR}", f"GOCACHE={SCRATCH}/go-build",
+    f"GOPATH={SCRATCH}/go", "GOTOOLCHAIN=local", f"CARGO_TARGET_DIR={SCRATCH}/target",
+    f"CARGO_HOME={SCRATCH}/cargo", "CARGO_NET_OFFLINE=true", f"npm_config_cache={SCRATCH}/npm", "CI=1", "LANG=C.UTF-8",
+])
+"""What the tests' processes see: their own folders, no network caches, nothing of the job."""
+
+
 def _script(task: Task, trial: Trial) -> str:
     """Root's script: set up, run the command as the tests' user, stop whatever it left."""
     w, s = shlex.quote(task.workdir), SCRATCH
     as_tests = f"setpriv --reuid={TEST_UID} --regid={TEST_UID} --clear-groups"
-    environment = " ".join([
-        f"HOME={s}/home", f"TMPDIR={s}/tmp", f"REPORT_DIR={REPORT_DIR}", f"GOCACHE={s}/go-build",
-        f"GOPATH={s}/go", "GOTOOLCHAIN=local", f"CARGO_TARGET_DIR={s}/target",
-        f"CARGO_HOME={s}/cargo", "CARGO_NET_OFFLINE=true", f"npm_config_cache={s}/npm", "CI=1", "LANG=C.UTF-8",
-    ])
     run = f"timeout -k 5 {int(trial.limit)} sh -c {shlex.quote(task.tests.command)} < /dev/null"
     lines = ["set -u", f"cd {w}", *(f"rm -f -- {shlex.quote(p)}" for p in trial.removed()),
              f"rm -rf {s} && mkdir -p {s}/home {s}/tmp {REPORT_DIR}", f"chmod 700 /root {PRIVATE}"]
@@ -161,13 +168,17 @@ def _script(task: Task, trial: Trial) -> str:
         lines += [f"env REPORT_DIR={REPORT_DIR} CI=1 setsid {run} > {OUTPUT} 2>&1 & wait $!", f"echo $? > {EXIT}",
                   "kill -9 -- -$! 2>/dev/null"]
     else:
+        by_root = go_exec.root_builds(task)
+        runner = (f"env -i PATH=\"$PATH\" {go_exec.environment()} {run}" if by_root
+                  else f"{as_tests} env -i PATH=\"$PATH\" {TESTS_ENVIRONMENT} {run}")
         lines += [
             f"chown -R root:root {w} && chmod -R go-w {w}",  # the tests read the repo and change nothing in it
             f"chown -R {TEST_UID}:{TEST_UID} {s}",
+            *(go_exec.setup(task.workdir) if by_root else []),
             # the output reaches its file through a pipe root reads: the tests hold only the pipe's
             # end, so they cannot seek back, truncate or rewrite what was already written
             f"mkfifo -m 600 {OUTPUT}.pipe", f"cat {OUTPUT}.pipe > {OUTPUT} & reader=$!",
-            f"{as_tests} env -i PATH=\"$PATH\" {environment} {run} > {OUTPUT}.pipe 2>&1", f"echo $? > {EXIT}",
+            f"{runner} > {OUTPUT}.pipe 2>&1", f"echo $? > {EXIT}",
             f"{as_tests} kill -9 -1 2>/dev/null",  # every process of the tests' user: none writes after this
             "wait $reader",
         ]

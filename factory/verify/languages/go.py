@@ -9,13 +9,17 @@ Judged after the apply: go.mod's `replace`, `toolchain` and `godebug` directives
 their start state, the rest of the agent's go.mod kept (a `require` bump resolves); a `.go` file
 that adds a `//go:linkname` to a symbol of `testing`, `runtime` or `internal/...` refuses the
 patch: it rewrites the test runner from the code under test, and left out, the rest of the patch
-would still have been written around it.
+would still have been written around it. So does a `//go:embed` that may carry a test file into
+the binary (the tests are compiled by root and unreadable to the code under test at run time).
 """
 
 from __future__ import annotations
 
+import fnmatch
+import shlex
+
 from factory.records import FlagKind, VerdictFlag
-from factory.verify.facts import RepoFacts, name_of
+from factory.verify.facts import RepoFacts, name_of, parent_of
 from factory.verify.languages import gomod
 from factory.verify.languages.base import Judgement, Kept, PutBack, Refusal, Rules, under
 
@@ -50,7 +54,10 @@ class GoRules(Rules):
             return _go_mod(path, before, old, new, after is None)
         added = _linknames(new) - _linknames(old)
         into = sorted(target for _, target in added if _package(target).split("/")[0] in RUNNER_PACKAGES)
-        return Refusal(f"//go:linkname into the test runner: {path}: {', '.join(into)}") if into else None
+        if into:
+            return Refusal(f"//go:linkname into the test runner: {path}: {', '.join(into)}")
+        carried = sorted(p for p in _embeds(new) - _embeds(old) if _may_embed_a_test(parent_of(path), p, facts.files))
+        return Refusal(f"//go:embed of test sources: {path}: {', '.join(carried)}") if carried else None
 
 
 def _go_mod(path: str, before: bytes | None, old: str, new: str, removed: bool) -> Judgement:
@@ -71,6 +78,39 @@ def _linknames(text: str) -> set[tuple[str, str]]:
         if len(words) >= 3 and words[0] == "//go:linkname":
             found.add((words[1], words[2]))
     return found
+
+
+def _embeds(text: str) -> set[str]:
+    """The patterns of every `//go:embed` directive (quoted ones unquoted)."""
+    found = set()
+    for line in (raw.strip() for raw in text.split("\n")):  # indented inside a `var (...)` block too
+        if line.startswith("//go:embed"):
+            try:
+                found.update(shlex.split(line[len("//go:embed"):].replace("`", '"')))
+            except ValueError:  # unbalanced quotes: go refuses the file; judged by its words
+                found.update(line[len("//go:embed"):].split())
+    return found
+
+
+def _may_embed_a_test(folder: str, pattern: str, files: frozenset[str]) -> bool:
+    """Whether an embed pattern of a file in `folder` may carry a `_test.go` file into the binary:
+    one it names or matches, or a folder it names (embedded whole) that holds Go code, where hidden
+    tests may stand. The tests are compiled by root and run by a user who cannot read them
+    (`frameworks/go_exec.py`); an embed would hand them to the code anyway."""
+    wanted = [p for p in pattern.removeprefix("all:").split("/") if p not in ("", ".")]
+    if not wanted or ".." in wanted or wanted[-1].endswith("_test.go"):
+        return True
+    base = [p for p in folder.split("/") if p]
+    for path in [*files, "/".join([*base, *wanted[:-1], "a_test.go"])]:
+        parts = path.split("/")
+        if parts[:len(base)] != base or len(parts) < len(base) + len(wanted):
+            continue
+        inside = parts[len(base):]
+        if all(fnmatch.fnmatchcase(name, want) for name, want in zip(inside, wanted, strict=False)):
+            whole = len(inside) == len(wanted)
+            if path.endswith("_test.go") or (not whole and path.endswith(".go")):
+                return True
+    return False
 
 
 def _package(target: str) -> str:
