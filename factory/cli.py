@@ -423,15 +423,32 @@ def push(
 @app.command()
 def export(
     run_: Annotated[str, typer.Argument(metavar="RUN", help=RUN_HELP)],
-    format_: Annotated[str, typer.Option("--format", help="openai (chat fine-tuning JSONL with tools) or sharegpt.")],
-    out: Annotated[Path, typer.Option(help="The JSON-lines file to write.")],
+    format_: Annotated[str, typer.Option("--format", help="openai (chat fine-tuning JSONL with tools), sharegpt (LLaMA-Factory) or dpo (TRL preference pairs).")],
+    out: Annotated[Path, typer.Option(help="The JSON-lines file to write; trainer files go beside it.")],
+    rows: Annotated[str, typer.Option(help="attempt (whole conversation), step (one row per assistant turn, trained on it) or last (trained on the final turn).")] = "attempt",
+    filter_: Annotated[str | None, typer.Option("--filter", help="kept (the dataset's rows; default), resolved, failed or all graded attempts of the run.")] = None,
+    thinking: Annotated[str, typer.Option(help="keep (reasoning trained), context (only on untrained turns: never in the loss) or drop.")] = "keep",
 ) -> None:
-    """Write a run's kept rows as OpenAI chat fine-tuning JSONL or ShareGPT JSON lines, each line checked."""
-    from factory.interchange import export_dataset
+    """Write a run's rows as OpenAI chat JSONL, ShareGPT or DPO pairs, each line checked, with what a trainer needs beside it."""
+    from factory.interchange.export import ExportOptions, export_dataset
+    from factory.interchange.kept import Which
+    from factory.interchange.shape import RowShape, ThinkingPolicy
+    from factory.run import pipeline_of
     from factory.runs import RunStore
 
+    def choice(enum, value, flag):
+        try:
+            return enum(value)
+        except ValueError:
+            raise UsageError(f"{flag} {value!r}: choose one of {', '.join(e.value for e in enum)}") from None
+
+    options = ExportOptions(rows=choice(RowShape, rows, "--rows"),
+                            which=None if filter_ is None else choice(Which, filter_, "--filter"),
+                            thinking=choice(ThinkingPolicy, thinking, "--thinking"),
+                            command=" ".join(["factory", *sys.argv[1:]]))
     store = RunStore.find(run_)
-    summary = export_dataset(store.dataset_dir, format_, out)
+    summary = export_dataset(store.dataset_dir, format_, out, options, attempts=store.attempts,
+                             secrets=pipeline_of(store).filters.secrets)
     for line in summary.format_lines():
         console.print(line, markup=False, highlight=False)
 

@@ -4,7 +4,8 @@
     assistant         {"role", "content" (null beside tool calls when empty), "tool_calls"?}
     tool              {"role": "tool", "tool_call_id", "content"}
 
-Reasoning is left out: the format has no field for it. `check_line` holds the format's rules;
+Reasoning is left out: the format has no field for it. A row trained on one turn only (`--rows
+step|last`) marks every other assistant message `"weight": 0`, as OpenAI's format does. `check_line` holds the format's rules;
 the exporter checks every line it writes, so a line it writes is one the format accepts.
 """
 
@@ -14,7 +15,7 @@ import json
 import re
 from typing import Any
 
-from factory.interchange.kept import KeptRow
+from factory.interchange.shape import ExportRow
 from factory.records import Message
 
 ROLES = ("system", "developer", "user", "assistant", "tool")
@@ -34,8 +35,13 @@ def _message(m: Message) -> dict[str, Any]:
     return out
 
 
-def to_line(row: KeptRow) -> dict[str, Any]:
-    return {"messages": [_message(m) for m in row.messages], "tools": row.tools}
+def to_line(row: ExportRow) -> dict[str, Any]:
+    messages = [_message(m) for m in row.messages]
+    if not row.trains_every_turn:
+        for i, m in enumerate(messages):
+            if m["role"] == "assistant":
+                m["weight"] = 1 if i in row.trained else 0
+    return {"messages": messages, "tools": row.row.tools}
 
 
 def _check_tools(tools: Any, problems: list[str]) -> set[str]:
@@ -126,6 +132,8 @@ def check_line(line: Any) -> list[str]:
                 open_calls.discard(m["tool_call_id"])
         elif "tool_call_id" in m:
             problems.append(f"{where}.tool_call_id: only tool messages have one")
-    if not any(isinstance(m, dict) and m.get("role") == "assistant" for m in messages):
+        if "weight" in m and (role != "assistant" or m["weight"] not in (0, 1) or isinstance(m["weight"], bool)):
+            problems.append(f"{where}.weight: only assistant messages have one, 0 or 1")
+    if not any(isinstance(m, dict) and m.get("role") == "assistant" and m.get("weight", 1) for m in messages):
         problems.append("messages: no assistant message to train on")
     return problems

@@ -9,7 +9,8 @@ that answers `submit`, teach nothing and are left out). An assistant turn with t
 `function_call` whose value is the calls as JSON (`{"name", "arguments": {...}}`, a list when
 there are several); the format has no place for text beside a call, so the turn's reasoning and
 text go before it in a `<think>` block, which LLaMA-Factory reads as the call's thought.
-Consecutive tool results become one `observation`. A row whose turns cannot alternate (a user
+Consecutive tool results become one `observation`. A step or last row (`--rows step|last`) ends
+with the turn it trains; LLaMA-Factory trains that turn alone with `mask_history: true`. A row whose turns cannot alternate (a user
 message right after a tool result) is refused with `ShareGPTLayoutError`.
 """
 
@@ -18,7 +19,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from factory.interchange.kept import KeptRow
+from factory.interchange.shape import ExportRow
 from factory.records import Message
 
 HUMAN, GPT, CALL, OBSERVATION = "human", "gpt", "function_call", "observation"
@@ -44,7 +45,7 @@ def _gpt_value(m: Message) -> str:
     return f"<think>\n{m.reasoning.strip()}\n</think>\n\n{m.content}" if m.reasoning and m.reasoning.strip() else m.content
 
 
-def to_line(row: KeptRow) -> dict[str, Any]:
+def to_line(row: ExportRow) -> dict[str, Any]:
     system = "\n\n".join(m.content for m in row.messages if m.role == "system")
     turns: list[dict[str, str]] = []
     for m in row.messages:
@@ -60,7 +61,7 @@ def to_line(row: KeptRow) -> dict[str, Any]:
         turns.append({"from": tag, "value": value})
     while turns and turns[-1]["from"] == OBSERVATION:
         turns.pop()
-    return {"conversations": turns, "system": system, "tools": json.dumps(row.tools, ensure_ascii=False),
+    return {"conversations": turns, "system": system, "tools": json.dumps(row.row.tools, ensure_ascii=False),
             "id": row.label}
 
 

@@ -16,6 +16,7 @@ from pydantic import TypeAdapter
 
 from factory.errors import NothingExported
 from factory.interchange import export_dataset, openai_chat, read_kept, sharegpt
+from factory.interchange.shape import RowShape, shape_rows
 from factory.records import Message, ToolCall
 from tests.output.sample_run import HF, TOOLS, attempt, run_folder, trajectory
 
@@ -43,7 +44,8 @@ def test_openai_lines_hold_the_kept_rows_with_their_tools(store, tmp_path):
         SDK_MESSAGES.validate_python(line["messages"])
         SDK_TOOLS.validate_python(line["tools"])
         assert set(line) == {"messages", "tools"} and line["tools"] == TOOLS
-        assert [m["role"] for m in line["messages"]] == [m.role for m in row.messages]
+        # a row ends with the turn it trains: the answer to `submit` is left out
+        assert [m["role"] for m in line["messages"]] == [m.role for m in row.messages][:-1]
         calls = [c for m in line["messages"] for c in m.get("tool_calls", [])]
         assert [(c["id"], c["function"]["name"], c["function"]["arguments"]) for c in calls] == [
             (c.id, c.name, c.arguments) for m in row.messages for c in m.tool_calls]
@@ -78,7 +80,7 @@ def test_parallel_calls_and_their_results_stay_together(tmp_path):
                           Message(role="tool", tool_call_id="a", content="setup.py"),
                           Message(role="tool", tool_call_id="b", content="/testbed")]
     store = run_folder(tmp_path, attempts=[attempt("acme__widgets-1", "gpt", 0, traj)])
-    [row] = read_kept(store.dataset_dir)
+    [row] = shape_rows(read_kept(store.dataset_dir), RowShape.attempt)
     line = sharegpt.to_line(row)
     assert sharegpt.check_line(line) == []
     assert json.loads(line["conversations"][1]["value"]) == [
@@ -172,7 +174,7 @@ def test_factory_export_writes_the_file_and_refuses_bad_input_in_one_line(store,
     assert len(lines(tmp_path / "x" / "train.jsonl")) == 4
     bad = factory("export", str(store.folder), "--format", "alpaca", "--out", str(tmp_path / "y.jsonl"))
     assert bad.returncode == 2
-    assert bad.stderr.strip() == "factory: unknown export format 'alpaca'; valid: openai, sharegpt"
+    assert bad.stderr.strip() == "factory: unknown export format 'alpaca'; valid: dpo, openai, sharegpt"
     (store.dataset_dir / "messages" / "train-00000-of-00001.parquet").unlink()
     unbuilt = factory("export", str(store.folder), "--format", "sharegpt", "--out", str(tmp_path / "z.jsonl"))
     assert unbuilt.returncode == 2 and unbuilt.stderr.count("\n") == 1
@@ -191,7 +193,7 @@ def test_an_export_that_refuses_every_row_writes_nothing_and_exits_1_with_one_li
         export_dataset(store.dataset_dir, "openai", out)
     assert not out.exists()
     assert str(info.value) == (
-        f"none of the 2 kept row(s) fit OpenAI chat fine-tuning JSONL, nothing written to {out}: acme__widgets-1/gpt/0: "
+        f"none of the 2 row(s) fit OpenAI chat fine-tuning JSONL, nothing written to {out}: acme__widgets-1/gpt/0: "
         "messages[2].tool_calls[0].function.name: 'bash' is not one of the line's tools; "
         "messages[4].tool_calls[0].function.name: 'submit' is not one of the line's tools (and 1 more row(s) refused)")
     cli = factory("export", str(store.folder), "--format", "openai", "--out", str(out))
