@@ -442,13 +442,16 @@ def import_(
     format_: Annotated[str, typer.Option("--format", help="mini-swe-agent, swe-agent, openhands or swe-smith-sft.")],
     tasks: Annotated[str, typer.Option(help="The task source the trajectories were made on. " + TASKSET_HELP)],
     run_id: Annotated[str, typer.Option(help="Id of the run the import becomes (under ./runs).")],
+    trust_source: Annotated[bool, typer.Option(
+        "--trust-source", help="Keep trajectories that hold no patch as their source verified them "
+        "(verified_by: source in every output); a patch is still verified by factory.")] = False,
 ) -> None:
     """Other agents' trajectories as a run: each patch verified by factory, then filtered and built."""
     import asyncio
 
     from factory.interchange.importer import import_run
 
-    outcome = asyncio.run(import_run(path, format_, tasks, run_id))
+    outcome = asyncio.run(import_run(path, format_, tasks, run_id, trust_source=trust_source))
     for line in outcome.format_lines():
         console.print(line, markup=False, highlight=False)
 

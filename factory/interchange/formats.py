@@ -1,10 +1,11 @@
 """Other agents' trajectory files, read into `Trajectory` records (`factory import`).
 
     mini-swe-agent   *.traj.json: 2.x `{info, messages, trajectory_format}` (info.submission is the
-                     patch), or the older plain message list (no patch: cannot be verified)
+                     patch), or the older plain message list (no patch: verified only by
+                     its source, `factory import --trust-source`)
     swe-agent        *.traj: `{history, info, replay_config}` (info.submission is the patch)
     swe-smith-sft    *.jsonl: `{"messages", "instance_id"}` a line, SWE-smith's released SFT data
-                     (no patch: cannot be verified)
+                     (no patch: verified only by its source, `--trust-source`)
     openhands        *.jsonl: OpenHands' evaluation output, a run a line: `history` (events),
                      `test_result.git_patch`, `metadata.llm_config.model`, `metrics`
 
@@ -170,8 +171,7 @@ def read_mini_swe_agent(path: Path) -> list[Trajectory]:
         exit = Exit.submitted if any(s in said for s in SUBMIT_SENTINELS) else Exit.max_turns
         return [Trajectory(instance_id=_instance_from_name(path), teacher="mini-swe-agent", model="unknown",
                            messages=messages, tools=harness_tools.complete(messages, []), exit=exit,
-                           harness="mini-swe-agent",
-                           error="not verifiable: the older mini-swe-agent format holds no patch")]
+                           harness="mini-swe-agent")]  # no patch: the importer says so, or trusts it
     if not isinstance(data, dict) or "messages" not in data:
         raise BadTrajectoryFile(path, "file", "expected mini-swe-agent's {info, messages, trajectory_format} or a message list")
     info = data.get("info") or {}
@@ -237,7 +237,7 @@ def read_swe_smith_sft(path: Path) -> list[Trajectory]:
         known = [t for t in row.get("tools") or [] if isinstance(t, dict)]
         out.append(Trajectory(instance_id=row["instance_id"], teacher="swe-smith", model="unknown", messages=messages,
                               tools=harness_tools.complete(messages, known), exit=Exit.submitted,
-                              harness="swe-smith-sft", error="not verifiable: SWE-smith's SFT rows hold no patch"))
+                              harness="swe-smith-sft"))  # no patch: the importer says so, or trusts it
     return out
 
 
