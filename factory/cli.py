@@ -423,7 +423,7 @@ def push(
 @app.command()
 def export(
     run_: Annotated[str, typer.Argument(metavar="RUN", help=RUN_HELP)],
-    format_: Annotated[str, typer.Option("--format", help="openai (chat fine-tuning JSONL with tools) or sharegpt.")],
+    format_: Annotated[str, typer.Option("--format", help="openai (chat fine-tuning JSONL with tools), sharegpt or atif (Harbor trajectories).")],
     out: Annotated[Path, typer.Option(help="The JSON-lines file to write.")],
 ) -> None:
     """Write a run's kept rows as OpenAI chat fine-tuning JSONL or ShareGPT JSON lines, each line checked."""
@@ -439,7 +439,7 @@ def export(
 @app.command("import")
 def import_(
     path: Annotated[Path, typer.Argument(help="A trajectory file, or a folder of them.")],
-    format_: Annotated[str, typer.Option("--format", help="mini-swe-agent, swe-agent, openhands or swe-smith-sft.")],
+    format_: Annotated[str, typer.Option("--format", help="mini-swe-agent, swe-agent, openhands, swe-smith-sft or atif.")],
     tasks: Annotated[str, typer.Option(help="The task source the trajectories were made on. " + TASKSET_HELP)],
     run_id: Annotated[str, typer.Option(help="Id of the run the import becomes (under ./runs).")],
     trust_source: Annotated[bool, typer.Option(

@@ -1,8 +1,8 @@
 """Other formats in and out: other agents' trajectories become runs; a run's kept rows go out
 as OpenAI chat fine-tuning JSONL or ShareGPT.
 
-    importer.import_run(path, "mini-swe-agent" | "swe-agent" | "openhands" | "swe-smith-sft", tasks, run_id)
-    export_dataset(dataset_dir, "openai" | "sharegpt", out) -> ExportSummary
+    importer.import_run(path, "mini-swe-agent" | "swe-agent" | "openhands" | "swe-smith-sft" | "atif", tasks, run_id)
+    export_dataset(dataset_dir, "openai" | "sharegpt" | "atif", out) -> ExportSummary
     openai_chat.check_line(line), sharegpt.check_line(line) -> problems (empty: fit for the format)
 """
 

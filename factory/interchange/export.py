@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from factory.errors import NothingExported, UsageError
-from factory.interchange import openai_chat, sharegpt
+from factory.interchange import atif, openai_chat, sharegpt
 from factory.interchange.kept import KeptRow, read_kept
 from factory.registry import Registry
 
@@ -32,6 +32,7 @@ FORMATS: Registry[Format] = Registry("export format")
 """`factory export --format`: a new format is its module (`to_line`, `check_line`) and one `add`."""
 FORMATS.add("openai", Format("openai", openai_chat.to_line, openai_chat.check_line, "OpenAI chat fine-tuning JSONL"))
 FORMATS.add("sharegpt", Format("sharegpt", sharegpt.to_line, sharegpt.check_line, "ShareGPT JSON lines (LLaMA-Factory)"))
+FORMATS.add("atif", Format("atif", atif.to_line, atif.check_line, "ATIF trajectories (Harbor), one a line"))
 
 
 @dataclass
