@@ -54,7 +54,7 @@ def test_captions_say_what_each_rate_is_out_of(db, tmp_path):
 def test_the_numbers_are_the_warehouse_s_own(db):
     data = load_run(file_query(db), "r1")
     assert [(s.stage, s.remaining) for s in data.funnel] == [
-        ("attempts", 12), ("verified", 6), ("resolved", 6), ("loops", 5), ("length", 5), ("dedup", 4),
+        ("attempts", 12), ("resolved", 6), ("loops", 5), ("length", 5), ("dedup", 4),
         ("cap", 4), ("secrets", 4), ("render", 4), ("kept", 4)]
     assert {(d.filter, d.reason): d.attempts for d in data.drops} == {
         ("resolved", "not_resolved"): 4, ("resolved", "not_verified"): 1, ("resolved", "no_trajectory"): 1,
