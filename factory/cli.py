@@ -423,7 +423,7 @@ def push(
 @app.command()
 def export(
     run_: Annotated[str, typer.Argument(metavar="RUN", help=RUN_HELP)],
-    format_: Annotated[str, typer.Option("--format", help="openai (chat fine-tuning JSONL with tools), sharegpt (LLaMA-Factory) or dpo (TRL preference pairs).")],
+    format_: Annotated[str, typer.Option("--format", help="openai (chat fine-tuning JSONL with tools), sharegpt (LLaMA-Factory), dpo (TRL preference pairs) or atif (Harbor trajectories).")],
     out: Annotated[Path, typer.Option(help="The JSON-lines file to write; trainer files go beside it.")],
     rows: Annotated[str, typer.Option(help="attempt (whole conversation), step (one row per assistant turn, trained on it) or last (trained on the final turn).")] = "attempt",
     filter_: Annotated[str | None, typer.Option("--filter", help="kept (the dataset's rows; default), resolved, failed or all graded attempts of the run.")] = None,
@@ -456,16 +456,19 @@ def export(
 @app.command("import")
 def import_(
     path: Annotated[Path, typer.Argument(help="A trajectory file, or a folder of them.")],
-    format_: Annotated[str, typer.Option("--format", help="mini-swe-agent, swe-agent, openhands or swe-smith-sft.")],
+    format_: Annotated[str, typer.Option("--format", help="mini-swe-agent, swe-agent, openhands, swe-smith-sft or atif.")],
     tasks: Annotated[str, typer.Option(help="The task source the trajectories were made on. " + TASKSET_HELP)],
     run_id: Annotated[str, typer.Option(help="Id of the run the import becomes (under ./runs).")],
+    trust_source: Annotated[bool, typer.Option(
+        "--trust-source", help="Keep trajectories that hold no patch as their source verified them "
+        "(verified_by: source in every output); a patch is still verified by factory.")] = False,
 ) -> None:
     """Other agents' trajectories as a run: each patch verified by factory, then filtered and built."""
     import asyncio
 
     from factory.interchange.importer import import_run
 
-    outcome = asyncio.run(import_run(path, format_, tasks, run_id))
+    outcome = asyncio.run(import_run(path, format_, tasks, run_id, trust_source=trust_source))
     for line in outcome.format_lines():
         console.print(line, markup=False, highlight=False)
 

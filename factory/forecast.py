@@ -9,8 +9,11 @@ simulated population of tasks, several times, and the spread of the results is t
                  a pilot, one rate per task drawn from that prior (U-shaped, mean 0.28)
     cost         per attempt: the pilot's mean per teacher; the ceiling (`factory.budget`) as the
                  most; a teacher of unknown price has no cost figure
-    kept         an attempt that passes is a kept row, up to `filters.cap.per_task` per task
-                 (duplicates among them are not forecast)
+    passes       an attempt passes when it survives the per-attempt filters (resolved, loops,
+                 length): the keeper's candidate, what the allocator counts
+    kept         a task's first pass is a row; each later pass is a new row at the pilot task's
+                 rate of new rows among its later passes (dedup drops repeats, so a task that is
+                 solved one way needs more attempts to reach its cap), up to `filters.cap.per_task`
 
 `simulate` is also what `bench/cost_bench.py` runs.
 """
@@ -33,9 +36,24 @@ from factory.scheduler import breadth_first
 
 Rates = dict[str, dict[str, float]]
 """Task id -> teacher -> the chance an attempt passes."""
-SEEDS = 5
+SEEDS = 20
+"""Simulations per forecast: the range is their lowest to highest, so it must be wide enough to
+hold one real run of the same population (five held it about two times in three)."""
 MAX_SIMULATED = 2000
 """Tasks simulated at most; a larger run's figures are scaled from them."""
+
+
+@dataclass(frozen=True)
+class PilotAttempt:
+    """One graded attempt of a pilot run, as the forecast reads it."""
+
+    task: str
+    teacher: str
+    passed: bool
+    """It survived the per-attempt filters: a candidate row, what the allocator counts as a pass."""
+    repeat: bool = False
+    """A pass that a per-task filter other than the cap dropped (dedup: a duplicate of a kept row)."""
+    cost: float | None = None
 
 
 @dataclass
@@ -44,19 +62,24 @@ class Outcome:
     dollars: float = 0.0
     kept: int = 0
     saved: dict[str, int] = field(default_factory=dict)
+    record: list[PilotAttempt] = field(default_factory=list)
+    """Every simulated attempt in the order it finished: a simulated run can be a pilot."""
 
 
 def simulate(rates: Rates, sampling: SamplingConfig, teachers: list[str], cap: int | None,
              cost: Callable[[str, random.Random], float], seed: int, in_flight: int | None = None,
-             early_stop: bool = True) -> Outcome:
+             early_stop: bool = True, fresh: dict[str, float] | None = None) -> Outcome:
     """One run of the allocation over `rates`: attempts finish in order of a random duration. A
-    task keeps at most `cap` rows; without `early_stop`, sampling goes on past it (fixed fan-out)."""
+    task keeps at most `cap` rows; without `early_stop`, sampling goes on past it (fixed fan-out).
+    `fresh`: task -> the chance that a pass after its first is a new row rather than a duplicate
+    (absent: every pass is a new row)."""
     wanted = cap if early_stop else None
     rng = random.Random(seed)
     tasks = [Task(instance_id=t, repo="simulated", problem_statement="", image="none") for t in rates]
     queue = breadth_first(tasks, teachers, sampling.attempts_per_task)
     allocator = Allocator(sampling, teachers, wanted)
     passed = dict.fromkeys(rates, 0)
+    rows = dict.fromkeys(rates, 0)
     kept = dict.fromkeys(rates, 0)
 
     def needs(task: str, inflight: int = 0) -> bool:  # Keeper.needs, with every pass a distinct row
@@ -67,15 +90,20 @@ def simulate(rates: Rates, sampling: SamplingConfig, teachers: list[str], cap: i
         while len(running) < (in_flight or sampling.max_in_flight) and (unit := allocator.pick(queue, needs)):
             allocator.launched(unit.task_id, unit.teacher)
             success = rng.random() < rates[unit.task_id][unit.teacher]
-            heapq.heappush(running, (clock + rng.expovariate(1.0), out.attempts, unit, success, cost(unit.teacher, rng)))
+            new = rng.random() < (fresh or {}).get(unit.task_id, 1.0)  # drawn at launch: the seed fixes the run
+            heapq.heappush(running, (clock + rng.expovariate(1.0), out.attempts, unit, success, new,
+                                     cost(unit.teacher, rng)))
             out.attempts += 1
         if not running:
             break
-        clock, _, unit, success, dollars = heapq.heappop(running)
+        clock, _, unit, success, new, dollars = heapq.heappop(running)
         allocator.ended(unit.task_id, unit.teacher)
         out.dollars += dollars
+        row = success and (new or not passed[unit.task_id])
+        out.record.append(PilotAttempt(unit.task_id, unit.teacher, success, repeat=success and not row, cost=dollars))
+        rows[unit.task_id] += row
         passed[unit.task_id] += success
-        kept[unit.task_id] = passed[unit.task_id] if cap is None else min(passed[unit.task_id], cap)
+        kept[unit.task_id] = rows[unit.task_id] if cap is None else min(rows[unit.task_id], cap)
         allocator.record(unit.task_id, unit.teacher, success, kept[unit.task_id])
     out.kept = sum(kept.values())
     out.saved = dict(allocator.saved)
@@ -90,9 +118,51 @@ class Pilot:
     run_id: str
     rates: list[dict[str, float]]
     """Per pilot task: teacher -> pass rate (posterior mean under the prior)."""
+    fresh: list[float]
+    """Per pilot task (as `rates`): the chance that a pass after its first is a new row."""
     cost: dict[str, float]
     """Teacher -> mean USD per attempt, where every attempt's cost was known."""
     attempts: int
+
+    @classmethod
+    def of(cls, run_id: str, attempts: list[PilotAttempt], prior: tuple[float, float]) -> Pilot:
+        by_task: dict[str, list[PilotAttempt]] = {}
+        for a in attempts:
+            by_task.setdefault(a.task, []).append(a)
+        # later passes and the new rows among them, per task; a task with one pass says nothing of
+        # repeats, so each task's share is shrunk toward the pilot's own by one later pass
+        later = {t: (max(sum(a.passed for a in tried) - 1, 0), sum(a.repeat for a in tried))
+                 for t, tried in by_task.items()}
+        seen = sum(n for n, _ in later.values())
+        pooled = 1.0 - sum(r for _, r in later.values()) / seen if seen else 1.0
+        rates, fresh = [], []
+        for task, tried in by_task.items():
+            per: dict[str, float] = {}
+            for teacher in dict.fromkeys(a.teacher for a in tried):
+                mine = [a for a in tried if a.teacher == teacher]
+                per[teacher] = (sum(a.passed for a in mine) + prior[0]) / (len(mine) + prior[0] + prior[1])
+            rates.append(per)
+            n, repeats = later[task]
+            fresh.append((n - repeats + pooled) / (n + 1))
+        spent: dict[str, list[float]] = {}
+        for tried in by_task.values():  # a task's attempts of a teacher count where each was priced
+            for teacher in dict.fromkeys(a.teacher for a in tried):
+                costs = [a.cost for a in tried if a.teacher == teacher]
+                if all(c is not None for c in costs):
+                    spent.setdefault(teacher, []).extend(c for c in costs if c is not None)
+        return cls(run_id, rates, fresh, {t: statistics.fmean(c) for t, c in spent.items()}, len(attempts))
+
+
+def per_task_filters() -> tuple[set[str], set[str]]:
+    """The filters that judge an attempt on its own, and those after them that drop repeats: the
+    keeper's own split of the chain (`Keeper.each`, `Keeper.rest`), less the cap."""
+    from factory.filters import FiltersConfig
+    from factory.filters.cap import CapFilter
+    from factory.keeper import Keeper
+
+    keeper = Keeper(FiltersConfig())
+    return ({f.name for f in keeper.each.filters},
+            {f.name for f in keeper.rest.filters} - {CapFilter.name})
 
 
 def read_pilot(warehouse: Path, run_id: str, prior: tuple[float, float]) -> Pilot:
@@ -101,18 +171,14 @@ def read_pilot(warehouse: Path, run_id: str, prior: tuple[float, float]) -> Pilo
     if not warehouse.exists():
         raise UsageError(f"--pilot {run_id}: no warehouse at {warehouse}")
     found = run_query(warehouse, """
-        SELECT instance_id, teacher, count(*), count(*) FILTER (WHERE passed), avg(cost_usd), count(cost_usd)
-        FROM v_attempts WHERE run_id = ? AND graded GROUP BY instance_id, teacher""", [run_id]).rows
+        SELECT instance_id, teacher, passed, dropped_by, cost_usd FROM v_attempts
+        WHERE run_id = ? AND graded ORDER BY instance_id, teacher, attempt_index""", [run_id]).rows
     if not found:
         raise UsageError(f"--pilot {run_id}: the warehouse {warehouse} has no graded attempt of that run")
-    by_task: dict[str, dict[str, float]] = {}
-    spent: dict[str, list[float]] = {}
-    for task, teacher, n, passes, mean_cost, priced in found:
-        by_task.setdefault(task, {})[teacher] = (passes + prior[0]) / (n + prior[0] + prior[1])
-        if priced == n:
-            spent.setdefault(teacher, []).extend([mean_cost] * n)
-    return Pilot(run_id, list(by_task.values()), {t: statistics.fmean(c) for t, c in spent.items()},
-                 sum(row[2] for row in found))
+    each, repeats = per_task_filters()
+    return Pilot.of(run_id, [PilotAttempt(task, teacher, passed=bool(passed) and dropped_by not in each,
+                                          repeat=dropped_by in repeats, cost=cost)
+                             for task, teacher, passed, dropped_by, cost in found], prior)
 
 
 # ------------------------------------------------------------------------------ forecast
@@ -134,22 +200,37 @@ class Forecast:
     """`budget.max_cost_usd`; the simulation does not stop at it, the lines say where it would."""
 
 
+Population = tuple[Rates, dict[str, float] | None]
+"""Simulated tasks' pass rates, and each task's chance that a later pass is a new row (None: always)."""
+
+
+def population(pipeline: Pipeline, n: int, pilot: Pilot | None, rng: random.Random) -> Population:
+    """`n` tasks: pass rates drawn from the prior, or a pilot's tasks drawn with replacement."""
+    labels = [teacher_label(t) for t in pipeline.teachers]
+    prior = pipeline.sampling.hopeless.prior
+    if pilot is None:
+        return {f"t{i}": dict.fromkeys(labels, rng.betavariate(*prior)) for i in range(n)}, None
+    mean = prior[0] / (prior[0] + prior[1])
+    rates, fresh = {}, {}
+    for i in range(n):
+        row = rng.randrange(len(pilot.rates))  # both figures of one pilot task
+        rates[f"t{i}"] = {t: pilot.rates[row].get(t, mean) for t in labels}
+        fresh[f"t{i}"] = pilot.fresh[row]
+    return rates, fresh
+
+
 def forecast(pipeline: Pipeline, tasks: int, pilot: Pilot | None = None) -> Forecast:
+    """Each of the `SEEDS` simulations draws its own population, so the range holds what is not
+    known of the tasks (a pilot of 20 tasks says little of the 21st) as well as chance."""
     s = pipeline.sampling
     labels = [teacher_label(t) for t in pipeline.teachers]
     rng = random.Random(s.seed)
     n = min(tasks, MAX_SIMULATED)
     prior = s.hopeless.prior
     if pilot is None:
-        drawn = [rng.betavariate(*prior) for _ in range(n)]
-        rates = {f"t{i}": dict.fromkeys(labels, p) for i, p in enumerate(drawn)}
         basis = f"pass rates drawn from the prior Beta{prior} (give --pilot RUN for a run's own)"
     else:
         mean = prior[0] / (prior[0] + prior[1])
-        rates = {}
-        for i in range(n):
-            row = rng.choice(pilot.rates)
-            rates[f"t{i}"] = {t: row.get(t, mean) for t in labels}
         unseen = [t for t in labels if not any(t in r for r in pilot.rates)]
         basis = (f"pass rates of pilot {pilot.run_id} ({len(pilot.rates)} tasks, {pilot.attempts} attempts)"
                  + (f"; {', '.join(unseen)} not in it: prior mean {mean:.2f}" if unseen else ""))
@@ -158,8 +239,12 @@ def forecast(pipeline: Pipeline, tasks: int, pilot: Pilot | None = None) -> Fore
         ceilings = dict.fromkeys(labels, pipeline.agent.max_cost_usd)
     known = pilot.cost if pilot else {}
     scale = tasks / n
-    outcomes = [simulate(rates, s, labels, pipeline.filters.cap.per_task if pipeline.filters.cap.enabled else None,
-                         lambda teacher, _rng: known.get(teacher, 0.0), seed) for seed in range(SEEDS)]
+    cap = pipeline.filters.cap.per_task if pipeline.filters.cap.enabled else None
+    outcomes = []
+    for seed in range(SEEDS):
+        rates, fresh = population(pipeline, n, pilot, rng)
+        outcomes.append(simulate(rates, s, labels, cap, lambda teacher, _rng: known.get(teacher, 0.0), seed,
+                                 fresh=fresh))
     each = [ceilings[t] for t in labels]
     ceiling = None if any(c is None for c in each) else max(each) * max(o.attempts for o in outcomes) * scale
     cost = None

@@ -302,8 +302,19 @@ class VerdictFlag(Record):
         return cls(kind=FlagKind.other, detail=text)
 
 
+class VerifiedBy(StrEnum):
+    """Who judged that an attempt's patch solves its task."""
+
+    factory = "factory"
+    """factory's verifier: the hidden tests in a fresh container, as `docs/verify.md` says."""
+    source = "source"
+    """The trajectories' source, taken at its word (`factory import --trust-source` of rows that hold
+    no patch): factory ran no test. Every output says so; such rows are never counted as factory's."""
+
+
 class Verdict(Record):
     resolved: bool
+    verified_by: VerifiedBy = VerifiedBy.factory
     reason: Reason | None = None
     decided_by: Check | None = None
     detail: str = ""

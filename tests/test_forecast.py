@@ -102,3 +102,62 @@ def test_the_dry_run_prints_the_forecast_from_a_pilot_and_starts_nothing(tmp_pat
     bad = subprocess.run([sys.executable, "-m", "factory.cli", "run", str(path), "--pilot", "x"],
                          capture_output=True, text=True, cwd=tmp_path, env=env)
     assert bad.returncode == 2 and bad.stderr.strip() == "factory: --pilot goes with --dry-run: it is what the forecast reads"
+
+
+# The demo run of issue 33 (pipelines/demo.yaml, 20 tasks, scripted teacher), per task in the order
+# its attempts were made: K kept, d a pass that dedup dropped (the scripted teacher repeats its
+# fixes), l a pass that the loops filter dropped, . unresolved. It made 98 attempts and kept 49 rows.
+DEMO_RUN = ["K.KdK", ".K.Kd.", "KKdddd", "K.K..K", "...", "K.K.dK", "..KKK", "K.KK", "KK.dK", "..KKdK",
+            ".Kl.K.", "KK.dK", "KK.K", ".KKK", "K..dKK", ".KKK", "...", "KK..K", "K.....", "KKK"]
+
+
+def demo_pilot(tmp_path: Path) -> Path:
+    from factory.filters.base import Drop, DropReason
+    from factory.records import AttemptKey
+
+    path = tmp_path / "runs" / "demo" / "warehouse.duckdb"
+    now = datetime.now(UTC)
+    drops = []
+    with Warehouse(path) as warehouse:
+        for task, seq in enumerate(DEMO_RUN):
+            for i, mark in enumerate(seq):
+                a = attempt(instance_id=f"t{task:02}", teacher="scripted", index=i, resolved=mark != ".", run_id="demo")
+                warehouse.record_attempt(a, started_at=now, finished_at=now)
+                key = AttemptKey(run_id="demo", instance_id=f"t{task:02}", teacher="scripted", index=i)
+                why = {".": ("resolved", DropReason.not_resolved), "d": ("dedup", DropReason.duplicate_patch),
+                       "l": ("loops", DropReason.repeated_action)}.get(mark)
+                if why:
+                    drops.append(Drop(key, why[0], why[1]).to_row())
+        warehouse.record_drops("demo", drops)
+    return path
+
+
+def test_the_demo_run_as_its_own_pilot_is_inside_the_range_it_forecasts(tmp_path):
+    from factory.config import load_pipeline
+
+    demo = load_pipeline(ROOT / "pipelines" / "demo.yaml")
+    pilot = read_pilot(demo_pilot(tmp_path), "demo", demo.sampling.hopeless.prior)
+    assert pilot.attempts == 98 and len(pilot.rates) == 20
+    assert pilot.fresh[2] < 0.5 < pilot.fresh[-1]  # the task whose fix repeats, and one that never did
+    f = forecast(demo, 20, pilot)
+    assert f.attempts[0] <= 98 <= f.attempts[1] and f.kept[0] <= 49 <= f.kept[1]
+
+
+@pytest.mark.parametrize("reality", range(4))
+def test_a_simulated_run_as_its_own_pilot_is_inside_the_range_it_forecasts(reality):
+    """A population whose tasks repeat their passes as often as the demo's: one run of it (the
+    simulation, seeded) is the pilot, and the forecast from it brackets that run."""
+    import random
+
+    from factory.forecast import Pilot, simulate
+
+    p = parse_pipeline(PIPELINE.format(extra=", give_up_after_failures: 3, max_in_flight: 6").replace(
+        "  - {kind: openai, model: gpt-4.1, name: dear}\n", "") + "filters: {cap: {per_task: 3}}\n")
+    rng = random.Random(reality)
+    rates = {f"t{i}": {"scripted-cheap": rng.choice([0.0, 0.2, 0.5, 0.7, 0.9])} for i in range(30)}
+    fresh = {t: rng.choice([0.2, 0.7, 1.0]) for t in rates}
+    run = simulate(rates, p.sampling, ["scripted-cheap"], 3, lambda _t, _r: 0.0, seed=100 + reality, fresh=fresh)
+    pilot = Pilot.of("sim", run.record, p.sampling.hopeless.prior)
+    f = forecast(p, 30, pilot)
+    assert f.attempts[0] <= run.attempts <= f.attempts[1] and f.kept[0] <= run.kept <= f.kept[1]
+    assert run.kept < sum(r.passed for r in run.record)  # the repeats are real: every pass a row would miss

@@ -18,7 +18,7 @@ from typing import Any
 
 from factory.errors import NothingExported, UsageError
 from factory.filters import SecretsConfig
-from factory.interchange import dpo, openai_chat, sharegpt, trainers
+from factory.interchange import atif, dpo, openai_chat, sharegpt, trainers
 from factory.interchange.kept import KeptRow, Which, read_graded, read_kept
 from factory.interchange.shape import ExportRow, RowShape, ThinkingPolicy, shape_rows
 from factory.records import Attempt
@@ -52,6 +52,7 @@ FORMATS: Registry[Format] = Registry("export format")
 """`factory export --format`: a new format is its module (`to_line` or `pairs`, `check_line`) and one `add`."""
 FORMATS.add("openai", Format("openai", per_row(openai_chat.to_line), openai_chat.check_line, "OpenAI chat fine-tuning JSONL"))
 FORMATS.add("sharegpt", Format("sharegpt", per_row(sharegpt.to_line), sharegpt.check_line, "ShareGPT JSON lines (LLaMA-Factory)"))
+FORMATS.add("atif", Format("atif", per_row(atif.to_line), atif.check_line, "ATIF trajectories (Harbor), one a line"))
 FORMATS.add("dpo", Format("dpo", dpo.pairs, dpo.check_line, "DPO preference pairs (TRL conversational)", pairs=True))
 
 

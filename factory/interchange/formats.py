@@ -1,12 +1,15 @@
 """Other agents' trajectory files, read into `Trajectory` records (`factory import`).
 
     mini-swe-agent   *.traj.json: 2.x `{info, messages, trajectory_format}` (info.submission is the
-                     patch), or the older plain message list (no patch: cannot be verified)
+                     patch), or the older plain message list (no patch: verified only by
+                     its source, `factory import --trust-source`)
     swe-agent        *.traj: `{history, info, replay_config}` (info.submission is the patch)
     swe-smith-sft    *.jsonl: `{"messages", "instance_id"}` a line, SWE-smith's released SFT data
-                     (no patch: cannot be verified)
+                     (no patch: verified only by its source, `--trust-source`)
     openhands        *.jsonl: OpenHands' evaluation output, a run a line: `history` (events),
                      `test_result.git_patch`, `metadata.llm_config.model`, `metrics`
+    atif             *.json / *.jsonl: Harbor's ATIF trajectories (atif.py); a patch only where
+                     `extra.patch` holds one
 
 Each reader takes one file and returns its trajectories; a file it cannot read raises
 `BadTrajectoryFile` naming the file and the field, which the importer reports and skips.
@@ -25,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from factory.errors import UsageError
+from factory.interchange import atif
 from factory.interchange import tools as harness_tools
 from factory.records import Exit, Message, ToolCall, Trajectory, Turn
 from factory.registry import Registry
@@ -170,8 +174,7 @@ def read_mini_swe_agent(path: Path) -> list[Trajectory]:
         exit = Exit.submitted if any(s in said for s in SUBMIT_SENTINELS) else Exit.max_turns
         return [Trajectory(instance_id=_instance_from_name(path), teacher="mini-swe-agent", model="unknown",
                            messages=messages, tools=harness_tools.complete(messages, []), exit=exit,
-                           harness="mini-swe-agent",
-                           error="not verifiable: the older mini-swe-agent format holds no patch")]
+                           harness="mini-swe-agent")]  # no patch: the importer says so, or trusts it
     if not isinstance(data, dict) or "messages" not in data:
         raise BadTrajectoryFile(path, "file", "expected mini-swe-agent's {info, messages, trajectory_format} or a message list")
     info = data.get("info") or {}
@@ -237,7 +240,7 @@ def read_swe_smith_sft(path: Path) -> list[Trajectory]:
         known = [t for t in row.get("tools") or [] if isinstance(t, dict)]
         out.append(Trajectory(instance_id=row["instance_id"], teacher="swe-smith", model="unknown", messages=messages,
                               tools=harness_tools.complete(messages, known), exit=Exit.submitted,
-                              harness="swe-smith-sft", error="not verifiable: SWE-smith's SFT rows hold no patch"))
+                              harness="swe-smith-sft"))  # no patch: the importer says so, or trusts it
     return out
 
 
@@ -300,12 +303,34 @@ def read_openhands(path: Path) -> list[Trajectory]:
     return out
 
 
+def read_atif(path: Path) -> list[Trajectory]:
+    """`*.json`: one trajectory, as Harbor writes `trajectory.json`; `*.jsonl`: one a line, as
+    `factory export --format atif` writes them."""
+    if path.suffix == ".jsonl":
+        found = []
+        for n, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            try:
+                found += [(f"line {n}: ", json.loads(text))] if text.strip() else []
+            except json.JSONDecodeError as exc:
+                raise BadTrajectoryFile(path, f"line {n}", f"not JSON ({exc.msg})") from exc
+    else:
+        found = [("", _json(path))]
+    out = []
+    for where, data in found:
+        try:
+            out.append(atif.trajectory_of(data, _instance_from_name(path)))
+        except atif.AtifError as exc:
+            raise BadTrajectoryFile(path, where + exc.where, str(exc).removeprefix(f"{exc.where}: ")) from exc
+    return out
+
+
 READERS: Registry[Reader] = Registry("trajectory format")
 """`factory import --format`: a new format is its `read_*` and one `add`."""
 READERS.add("mini-swe-agent", Reader("mini-swe-agent", ("*.traj.json",), read_mini_swe_agent))
 READERS.add("swe-agent", Reader("swe-agent", ("*.traj",), read_swe_agent))
 READERS.add("swe-smith-sft", Reader("swe-smith-sft", ("*.jsonl",), read_swe_smith_sft))
 READERS.add("openhands", Reader("openhands", ("*.jsonl",), read_openhands))
+READERS.add("atif", Reader("atif", ("*.json", "*.jsonl"), read_atif))
 
 
 def reader_named(name: str) -> Reader:

@@ -23,7 +23,7 @@ from factory.errors import UsageError, VerifyError
 from factory.interchange.formats import BadTrajectoryFile, files_of, reader_named
 from factory.output import BuildSummary
 from factory.protocols import Verifier
-from factory.records import Attempt, AttemptKey, Task, Trajectory
+from factory.records import Attempt, AttemptKey, Task, Trajectory, Verdict, VerifiedBy
 
 
 @dataclass
@@ -34,10 +34,13 @@ class ImportOutcome:
     build: BuildSummary | None = None
 
     def format_lines(self) -> list[str]:
-        verified = [a for a in self.attempts if a.verdict is not None]
+        judged = [a for a in self.attempts if a.verdict is not None]
+        verified = [a for a in judged if a.verdict and a.verdict.verified_by is VerifiedBy.factory]
+        trusted = len(judged) - len(verified)
         lines = [f"skipped {path}: {why}" for path, why in self.bad_files]
         lines.append(f"imported {len(self.attempts)} trajectories into {self.run_folder}: {len(verified)} verified, "
-                     f"{sum(bool(a.verdict and a.verdict.resolved) for a in verified)} resolved")
+                     f"{sum(bool(a.verdict and a.verdict.resolved) for a in verified)} resolved"
+                     + (f"; {trusted} taken as their source verified them (--trust-source)" if trusted else ""))
         for a in self.attempts:
             if a.verdict is None and a.trajectory is not None and a.trajectory.error:
                 lines.append(f"  {a.key.instance_id}/{a.key.teacher}/{a.key.index}: {a.trajectory.error}")
@@ -59,26 +62,39 @@ def read_files(path: Path, format_name: str) -> tuple[list[tuple[Path, Trajector
     return read, bad
 
 
-def pipeline_text(path: Path, format_name: str, source: str, trajectories: list[Trajectory]) -> str:
+def pipeline_text(path: Path, format_name: str, source: str, trajectories: list[Trajectory],
+                  trust_source: bool = False) -> str:
     models = {t.teacher: t.model for t in trajectories}
     teachers = "".join(f"  - {{kind: openai, name: {json.dumps(label)}, model: {json.dumps(model)}}}\n"
                        for label, model in sorted(models.items()))
-    return (f"# made by factory import from {path} ({format_name}): runs of another agent, verified by factory;\n"
+    judged = ("verified by factory, or by their source where they hold no patch (--trust-source)" if trust_source
+              else "verified by factory")
+    return (f"# made by factory import from {path} ({format_name}): runs of another agent, {judged};\n"
             "# the teachers below name the models that made them (nothing is sampled from them)\n"
             f"name: import\ntasks: {{source: {json.dumps(source)}}}\nteachers:\n{teachers}")
 
 
-async def _verdicts(verifier: Verifier, attempts: list[Attempt], tasks: dict[str, Task], source: str) -> None:
+TRUSTED = Verdict(resolved=True, verified_by=VerifiedBy.source,
+                  detail="not verified by factory: its source verified it (factory import --trust-source)")
+"""The verdict of a row that holds no patch, imported with `--trust-source`."""
+
+
+async def _verdicts(verifier: Verifier, attempts: list[Attempt], tasks: dict[str, Task], source: str,
+                    trust_source: bool) -> None:
+    """Each patch verified by factory; with `trust_source`, a trajectory without one (nothing to
+    check) is taken as its source says: solved. A patch is always checked, trusted or not."""
     for attempt in attempts:
         trajectory = attempt.trajectory
         assert trajectory is not None
         if trajectory.error:
             continue
         task = tasks.get(attempt.key.instance_id)
-        if task is None:
-            trajectory.error = f"not verified: no task {attempt.key.instance_id!r} in {source}"
+        if not trajectory.patch.strip() and trust_source:
+            attempt.verdict = TRUSTED.model_copy()
         elif not trajectory.patch.strip():
-            trajectory.error = "not verified: the file holds no patch"
+            trajectory.error = "not verified: the file holds no patch (--trust-source takes its source's word)"
+        elif task is None:
+            trajectory.error = f"not verified: no task {attempt.key.instance_id!r} in {source}"
         else:
             try:
                 attempt.verdict = await verifier.verify(task, trajectory.patch)
@@ -89,8 +105,9 @@ async def _verdicts(verifier: Verifier, attempts: list[Attempt], tasks: dict[str
 
 
 async def import_run(path: Path, format_name: str, source: str, run_id: str, *, output_dir: Path = Path("runs"),
-                     verifier: Verifier | None = None) -> ImportOutcome:
-    """Read, verify, record and build; `verifier` defaults to the factory's Docker verifier."""
+                     verifier: Verifier | None = None, trust_source: bool = False) -> ImportOutcome:
+    """Read, verify, record and build; `verifier` defaults to the factory's Docker verifier.
+    `trust_source`: trajectories that hold no patch are kept as their source verified them."""
     from factory.run import build_run, open_warehouse, pipeline_of
     from factory.runs import RunStore
     from factory.sandbox.images import ensure_local_images
@@ -120,11 +137,11 @@ async def import_run(path: Path, format_name: str, source: str, run_id: str, *, 
         from factory.verify import DockerVerifier
 
         verifier = DockerVerifier(run_id=store.run_id, reuse=True)
-    text = pipeline_text(path, format_name, source, [t for _, t in read])
+    text = pipeline_text(path, format_name, source, [t for _, t in read], trust_source)
     command = shlex.join(["factory", *sys.argv[1:]])
     with store.locked():
         store.start(text, command, str(store.folder / "pipeline.yaml"))
-        await _verdicts(verifier, attempts, {t.instance_id: t for t in tasks}, source)
+        await _verdicts(verifier, attempts, {t.instance_id: t for t in tasks}, source, trust_source)
         for attempt in attempts:
             store.save(attempt)
         pipeline = pipeline_of(store)

@@ -118,6 +118,8 @@ def sidecars(out: Path, format_name: str, every_turn: bool, command: str) -> dic
             args["mask_history"] = True  # train the last turn of each row only
         return {out.parent / "dataset_info.json": _dataset_info(out.parent, stem.name, llamafactory_entry(file)),
                 stem.with_name(stem.name + ".llamafactory.yaml"): f"# {command}\n" + yaml.safe_dump(args, sort_keys=False)}
+    if format_name not in ("openai", "dpo"):
+        return {}  # a trajectory format (atif) is read by agent tools, not trainers
     files = {stem.with_name(stem.name + ".trl.py"): trl_code(file, format_name, every_turn, command)}
     if format_name == "openai":
         files[stem.with_name(stem.name + ".axolotl.yaml")] = (

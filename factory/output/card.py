@@ -28,6 +28,7 @@ from factory.output.writer import (
     WrittenDataset,
     data_files_pattern,
 )
+from factory.records import VerifiedBy
 from factory.report.model import Plot
 
 SIZE_CATEGORIES: tuple[tuple[float, str], ...] = (
@@ -136,6 +137,11 @@ def scripted_rows(inputs: CardInputs) -> int:
     return sum(1 for r in inputs.written.rows if r["scripted"])
 
 
+def source_verified_rows(inputs: CardInputs) -> int:
+    """Rows whose source vouched for them (`factory import --trust-source`): factory ran no test."""
+    return sum(1 for r in inputs.written.rows if r.get("verified_by") == VerifiedBy.source)
+
+
 def card_metadata(inputs: CardInputs) -> dict[str, Any]:
     tags = list(inputs.meta.tags)
     if scripted_rows(inputs):
@@ -172,6 +178,21 @@ def _scripted_warning(inputs: CardInputs) -> str:
         "factory's offline `scripted` teacher, which replays prepared actions instead of calling a model. "
         "Scripted rows show how the pipeline works; they are not model behaviour and are not meant for "
         'training. They have `scripted: true`: `rows.filter(lambda r: not r["scripted"])` leaves them out.\n\n'
+    )
+
+
+def _source_verified_notice(inputs: CardInputs) -> str:
+    n = source_verified_rows(inputs)
+    if not n:
+        return ""
+    total = len(inputs.written.rows)
+    mixed = (f"The dataset mixes them with {total - n} row(s) that factory verified itself (`verified_by: "
+             '"factory"`). ' if n < total else "")
+    return (
+        f"> **Rows verified by their source, not by factory.** {n} of the {total} rows were imported with "
+        "`factory import --trust-source`: their source says they solved their task, and they hold no patch "
+        f'for factory to check, so no test of factory\'s ran on them. They have `verified_by: "source"`. {mixed}'
+        '`rows.filter(lambda r: r["verified_by"] == "factory")` keeps only what factory verified.\n\n'
     )
 
 
@@ -289,6 +310,8 @@ _COLUMNS = [
     ("teacher, model, attempt, run_id", "who made the run: teacher name, model id, attempt index in the run"),
     ("harness", "the scaffold the run was made in (its tools and prompts): `factory`, or the agent an import came from"),
     ("scripted", "true when factory's offline scripted teacher made the row (not model behaviour)"),
+    ("verified_by", "`factory` when factory's verifier ran the hidden tests on the row's patch; `source` when "
+     "the row was imported with `--trust-source` and its source's word was taken (no patch, no test run)"),
     ("language", "the task's programming language, as its task set names it (`python`, `go`, `java`, ...)"),
     ("turns, exit", "assistant turns, and how the run ended (`submitted` for kept rows)"),
     ("patch", "the agent's final diff against the task's start state (what was verified)"),
@@ -363,6 +386,9 @@ def _provenance(inputs: CardInputs) -> str:
         f"- Tasks: {meta.task_set or 'not named'}; {t.attempted} tasks attempted, {t.solved} solved at least once, "
         f"{t.in_dataset} in the dataset."
     )
+    if trusted := source_verified_rows(inputs):
+        lines.append(f"- Verified: {len(inputs.written.rows) - trusted} row(s) by factory's verifier, {trusted} by "
+                     "their source alone (`factory import --trust-source`, `verified_by: source`).")
     if meta.source_datasets:
         lines.append("- Source datasets: " + ", ".join(f"`{s}`" for s in meta.source_datasets))
     teacher_rows = [
@@ -525,6 +551,9 @@ def _limitations(inputs: CardInputs) -> str:
     ]
     if not inputs.tokens.exact:
         items.append("Token counts and the length filter used character estimates, not a tokenizer.")
+    if source_verified_rows(inputs):
+        items.append(f"{_count(source_verified_rows(inputs), 'row')} verified by their source only "
+                     "(`verified_by: source`): factory could not check them.")
     if scripted_rows(inputs):
         items.append("Rows from the scripted teacher are demonstrations of the pipeline, not model behaviour.")
     return "## Limitations\n\n" + "\n".join(f"- {i}" for i in items) + "\n"
@@ -533,7 +562,8 @@ def _limitations(inputs: CardInputs) -> str:
 def build_card(inputs: CardInputs) -> str:
     metadata = yaml.safe_dump(card_metadata(inputs), sort_keys=False, allow_unicode=True)
     sections = [
-        f"# {inputs.meta.pretty_name}\n\n{_scripted_warning(inputs)}{_summary(inputs)}",
+        f"# {inputs.meta.pretty_name}\n\n{_scripted_warning(inputs)}{_source_verified_notice(inputs)}"
+        f"{_summary(inputs)}",
         _loading(inputs),
         _columns(inputs),
         *([two] if (two := _two_configs(inputs)) else []),

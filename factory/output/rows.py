@@ -46,6 +46,7 @@ MESSAGES_FEATURES = Features(
         "model": _STRING,
         "harness": _STRING,
         "scripted": Value("bool"),
+        "verified_by": _STRING,
         "turns": Value("int32"),
         "exit": _STRING,
         "patch": _STRING,
@@ -143,6 +144,7 @@ def messages_row(
         "model": trajectory.model,
         "harness": trajectory.harness,
         "scripted": trajectory.scripted,
+        "verified_by": attempt.verdict.verified_by.value if attempt.verdict else None,  # None: the resolved filter was off
         "turns": sum(1 for m in trajectory.messages if m.role == "assistant"),
         "exit": trajectory.exit.value,
         "patch": trajectory.patch,

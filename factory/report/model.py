@@ -8,16 +8,35 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 
+def readable(n: float) -> str:
+    """A count as a reader takes it in: 950, 12.5k, 400k, 1.2M (never 400000)."""
+    for size, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(n) >= size:
+            value = n / size
+            return f"{value:.1f}".removesuffix(".0") + suffix if abs(value) < 100 else f"{value:.0f}{suffix}"
+    return f"{n:.0f}" if float(n).is_integer() else f"{n:.2f}"
+
+
+@dataclass(frozen=True)
+class Table:
+    """A figure's numbers, shown under it on the page: what the PNG draws, readable as text."""
+
+    header: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+
+
 @dataclass(frozen=True)
 class Plot:
     """One section of the report: a title, a caption that says what each rate is out of, and
-    the PNG drawn for it (a file name next to the page), or `note` when there was nothing to draw."""
+    the PNG drawn for it (a file name next to the page), or `note` when there was nothing to draw;
+    `table` holds the numbers behind the PNG."""
 
     name: str
     title: str
     caption: str
     image: str | None = None
     note: str = ""
+    table: Table | None = None
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from html import escape
 
-from factory.report.model import Plot, RunData
+from factory.report.model import Plot, RunData, Table
 
 STYLE = """
 body { font-family: "DejaVu Sans", Helvetica, Arial, sans-serif; margin: 2em auto; max-width: 1000px;
@@ -17,14 +17,27 @@ h2 { font-size: 1.2em; margin: 0 0 0.3em; }
 .caption { color: #3d4450; margin: 0 0 0.6em; font-size: 0.92em; }
 .empty { color: #8a5a00; font-style: italic; }
 img { max-width: 100%; height: auto; }
+table { border-collapse: collapse; margin-top: 0.6em; font-size: 0.88em; }
+th, td { border: 1px solid #dde1e7; padding: 0.2em 0.6em; text-align: left; }
+td.n { text-align: right; font-variant-numeric: tabular-nums; }
 """
+
+
+def _table(table: Table | None) -> str:
+    if table is None:
+        return ""
+    number = lambda cell: cell[:1].isdigit() or cell[:2] in ("-0", "$0") or cell[:1] == "$"  # noqa: E731
+    head = "".join(f"<th>{escape(h)}</th>" for h in table.header)
+    body = "".join("<tr>" + "".join(f'<td class="n">{escape(c)}</td>' if number(c) else f"<td>{escape(c)}</td>"
+                                    for c in row) + "</tr>\n" for row in table.rows)
+    return f"\n<table>\n<thead><tr>{head}</tr></thead>\n<tbody>\n{body}</tbody>\n</table>"
 
 
 def _section(plot: Plot) -> str:
     body = (f'<img src="{escape(plot.image)}" alt="{escape(plot.title)}">' if plot.image
             else f'<p class="empty">{escape(plot.note)}</p>')
     return (f'<section id="{escape(plot.name)}">\n<h2>{escape(plot.title)}</h2>\n'
-            f'<p class="caption">{escape(plot.caption)}</p>\n{body}\n</section>')
+            f'<p class="caption">{escape(plot.caption)}</p>\n{body}{_table(plot.table)}\n</section>')
 
 
 def render_page(data: RunData, plots: list[Plot], *, source: str, made_at: str) -> str:

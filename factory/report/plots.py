@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from factory.report.model import Plot, RunData
+from factory.report.model import Plot, RunData, Table, readable
 
 BLUE, KEPT, DROPPED, BAND, GREY = "#4c78a8", "#2a9d4b", "#c4473a", "#d9f0df", "#8a8f98"
 DPI = 110
@@ -30,6 +30,21 @@ def _pct(n: int, total: int) -> str:
     return f"{100 * n / total:.0f}%" if total else "-"
 
 
+def _readable_axis(axis: Any) -> None:
+    """Tick labels as `readable` writes numbers (400k, not 400000)."""
+    from matplotlib.ticker import FuncFormatter
+
+    axis.set_major_formatter(FuncFormatter(lambda value, _pos: readable(value)))
+
+
+def _usd(value: float | None) -> str:
+    return "-" if value is None else f"${value:.4f}" if value < 1 else f"${readable(value)}"
+
+
+def _rate(value: float | None) -> str:
+    return "-" if value is None else f"{value:.0%}"
+
+
 def _save(fig: Any, folder: Path, name: str) -> str:
     file = f"{name}.png"
     fig.tight_layout()
@@ -41,26 +56,29 @@ def _save(fig: Any, folder: Path, name: str) -> str:
 def funnel(data: RunData, folder: Path) -> Plot:
     total = data.funnel[0].remaining if data.funnel else 0
     title = "Funnel and drop reasons"
-    caption = (f"Attempts left after each stage; every % is of all {total} attempts. Filter stages count the "
-               "attempts with a recorded filter decision; each bar names its drops by reason.")
+    caption = (f"Attempts left after each stage; every % is of all {total} attempts. Each filter stage drops "
+               "what that filter dropped, once (the first, resolved, what the verifier did not resolve); filter "
+               "stages count the attempts with a recorded filter decision. The table names the drops by reason.")
     if not total:
         return Plot("funnel", title, caption, note="No attempts recorded for this run yet.")
     reasons: dict[str, list[str]] = {}
     for d in data.drops:
-        reasons.setdefault(d.filter, []).append(f"{d.reason} {d.attempts}")
+        reasons.setdefault(d.filter, []).append(f"{d.reason} {readable(d.attempts)}")
+    table = Table(("stage", "attempts left", "% of attempts", "dropped", "drop reasons"), tuple(
+        (s.stage, readable(s.remaining), _pct(s.remaining, total), "" if s.dropped is None else readable(s.dropped),
+         ", ".join(reasons.get(s.stage, []))) for s in data.funnel))
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(9, 0.45 * len(data.funnel) + 1.2))
     stages = list(reversed(data.funnel))
     colours = [KEPT if s.stage == "kept" else BLUE for s in stages]
     ax.barh([s.stage for s in stages], [s.remaining for s in stages], color=colours)
     for y, s in enumerate(stages):
-        why = ", ".join(reasons.get(s.stage, [])) if s.dropped else ""
-        label = f" {s.remaining} ({_pct(s.remaining, total)})" + (f"   -{s.dropped}: {why}" if why else
-                                                                   f"   -{s.dropped}" if s.dropped else "")
+        label = f" {readable(s.remaining)} ({_pct(s.remaining, total)})" + (f"  -{readable(s.dropped)}" if s.dropped else "")
         ax.text(s.remaining, y, label, va="center", fontsize=8)
-    ax.set_xlim(0, total * 1.9)
+    ax.set_xlim(0, total * 1.15)  # the axis ends near the largest bar; the room left is for its label
     ax.set_xlabel("attempts")
-    return Plot("funnel", title, caption, _save(fig, folder, "funnel"))
+    _readable_axis(ax.xaxis)
+    return Plot("funnel", title, caption, _save(fig, folder, "funnel"), table=table)
 
 
 def pass_rates(data: RunData, folder: Path) -> Plot:
@@ -73,23 +91,33 @@ def pass_rates(data: RunData, folder: Path) -> Plot:
                + (f"; {len(data.tasks) - len(graded)} not graded yet." if len(graded) < len(data.tasks) else "."))
     if not graded:
         return Plot("pass_rates", title, caption, note="No graded attempts yet: no task has a pass rate.")
+    learnable = [t.pass_rate for t in graded if 0 < t.pass_rate < 1]
+    table = Table(("pass rate p", "tasks"), (
+        ("0 (too hard)", str(bands["too_hard"])),
+        *((f"{i / 10:.1f}-{(i + 1) / 10:.1f} (learnable)", str(sum(i / 10 <= p < (i + 1) / 10 or (i == 9 and p < 1)
+                                                                     for p in learnable)))
+          for i in range(10)),
+        ("1 (too easy)", str(bands["too_easy"]))))
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(9, 3.6))
     ax.axvspan(0.0, 1.0, color=BAND, zorder=0, label="learnable band 0 < p < 1")
     edges = [i / 10 for i in range(11)]
-    inner = [t.pass_rate for t in graded if 0 < t.pass_rate < 1]
-    if inner:
-        ax.hist(inner, bins=edges, color=BLUE, edgecolor="white", zorder=2, label="learnable tasks")
+    highest = max([bands["too_hard"], bands["too_easy"], 1])
+    if learnable:
+        counts, _, bars = ax.hist(learnable, bins=edges, color=BLUE, edgecolor="white", zorder=2, label="learnable tasks")
+        ax.bar_label(bars, labels=[f"{c:.0f}" if c else "" for c in counts], fontsize=8)
+        highest = max(highest, *counts)
     for p, colour, band in ((0.0, DROPPED, "too_hard"), (1.0, GREY, "too_easy")):
         if bands[band]:
-            ax.bar([p], [bands[band]], width=0.06, color=colour, zorder=3, label=f"{band.replace('_', ' ')} (p = {p:g})")
+            bar = ax.bar([p], [bands[band]], width=0.06, color=colour, zorder=3, label=f"{band.replace('_', ' ')} (p = {p:g})")
+            ax.bar_label(bar, fontsize=8)
+    ax.set_ylim(0, highest * 1.15)  # to the tallest bar, with room for its label
     ax.set_xlim(-0.08, 1.08)
     ax.set_xlabel("pass rate p (resolved / graded attempts)")
     ax.set_ylabel("tasks")
     ax.yaxis.get_major_locator().set_params(integer=True)
-    ax.set_ylim(0, ax.get_ylim()[1] * 1.4)  # room for the legend above the bars
-    ax.legend(fontsize=8, loc="upper center", ncols=2)
-    return Plot("pass_rates", title, caption, _save(fig, folder, "pass_rates"))
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncols=3, frameon=False)  # under the axes
+    return Plot("pass_rates", title, caption, _save(fig, folder, "pass_rates"), table=table)
 
 
 def over_time(data: RunData, folder: Path) -> Plot:
@@ -114,6 +142,7 @@ def over_time(data: RunData, folder: Path) -> Plot:
     top.step(xs, running([int(bool(a.kept)) for a in timed]), where="post", label="rows kept", color=KEPT)
     top.set_xlim(0, max(minutes) * 1.02 or 1.0)
     top.set_ylabel("count")
+    _readable_axis(top.yaxis)
     top.legend(fontsize=8, loc="upper left")
     if cost > 0:
         bottom.step(xs, running([a.cost_usd or 0.0 for a in timed]), where="post", color=DROPPED)
@@ -125,7 +154,11 @@ def over_time(data: RunData, folder: Path) -> Plot:
         bottom.set_yticks([])
         caption += f" No cost recorded: {why}."
     bottom.set_xlabel("minutes since the first attempt started")
-    return Plot("over_time", title, caption, _save(fig, folder, "over_time"))
+    marks = sorted({round(len(timed) * k / 10) for k in range(1, 11)} - {0})  # ten points along the run
+    table = Table(("minutes", "attempts finished", "rows kept", "cost (USD)"), tuple(
+        (f"{minutes[i - 1]:.1f}", readable(i), readable(sum(bool(a.kept) for a in timed[:i])),
+         _usd(sum(a.cost_usd or 0.0 for a in timed[:i]))) for i in marks))
+    return Plot("over_time", title, caption, _save(fig, folder, "over_time"), table=table)
 
 
 def kept_vs_dropped(data: RunData, folder: Path) -> Plot:
@@ -148,7 +181,14 @@ def kept_vs_dropped(data: RunData, folder: Path) -> Plot:
             patch.set_facecolor(g[2])
             patch.set_alpha(0.6)
         ax.set_title(f"{what} per attempt", fontsize=10)
-    return Plot("kept_vs_dropped", title, caption, _save(fig, folder, "kept_vs_dropped"))
+        _readable_axis(ax.yaxis)
+    rows = []
+    for name, attempts, _ in shown:
+        for what, value in (("turns", lambda a: a.n_turns), ("tokens", lambda a: a.total_tokens)):
+            values = sorted(value(a) for a in attempts)
+            rows.append((name, what, readable(values[0]), readable(values[len(values) // 2]), readable(values[-1])))
+    table = Table(("attempts", "per attempt", "least", "median", "most"), tuple(rows))
+    return Plot("kept_vs_dropped", title, caption, _save(fig, folder, "kept_vs_dropped"), table=table)
 
 
 def exit_reasons(data: RunData, folder: Path) -> Plot:
@@ -168,7 +208,10 @@ def exit_reasons(data: RunData, folder: Path) -> Plot:
         ax.text(n, y, f" {n} ({_pct(n, total)})", va="center", fontsize=8)
     ax.set_xlim(0, max(counts.values()) * 1.25)
     ax.set_xlabel("attempts")
-    return Plot("exit_reasons", title, caption, _save(fig, folder, "exit_reasons"))
+    _readable_axis(ax.xaxis)
+    table = Table(("exit", "outcome", "attempts", "% of attempts"),
+                  tuple((e, o, readable(n), _pct(n, total)) for (e, o), n in reversed(rows)))
+    return Plot("exit_reasons", title, caption, _save(fig, folder, "exit_reasons"), table=table)
 
 
 def teachers(data: RunData, folder: Path) -> Plot:
@@ -183,13 +226,16 @@ def teachers(data: RunData, folder: Path) -> Plot:
     fig, (rates, costs) = plt.subplots(1, 2, figsize=(9, 0.5 * len(data.groups) + 2.2))
     labels = [g.label + (" (scripted)" if g.scripted else "") for g in data.groups]
     ys = list(range(len(data.groups)))
-    rates.barh([y + 0.2 for y in ys], [g.pass_rate or 0 for g in data.groups], height=0.4, color=BLUE,
-               label="pass rate (resolved / graded)")
-    rates.barh([y - 0.2 for y in ys], [g.kept_share for g in data.groups], height=0.4, color=KEPT,
-               label="kept share (kept / attempts)")
+    passing = rates.barh([y + 0.2 for y in ys], [g.pass_rate or 0 for g in data.groups], height=0.4, color=BLUE,
+                         label="pass rate (resolved / graded)")
+    rates.bar_label(passing, labels=[f" {_rate(g.pass_rate)} ({g.passed}/{g.graded})" for g in data.groups], fontsize=7)
+    kept = rates.barh([y - 0.2 for y in ys], [g.kept_share for g in data.groups], height=0.4, color=KEPT,
+                      label="kept share (kept / attempts)")
+    rates.bar_label(kept, labels=[f" {_rate(g.kept_share)} ({g.kept}/{g.attempts})" for g in data.groups], fontsize=7)
     rates.set_yticks(ys, labels)
-    rates.set_xlim(0, 1.15)
-    rates.legend(fontsize=7, loc="lower right")
+    rates.set_xlim(0, 1.45)  # a rate is at most 1; the rest is room for the labels
+    rates.set_xticks([0, 0.25, 0.5, 0.75, 1])
+    rates.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncols=1, frameon=False)  # under the bars
     per_kept = [g.cost_per_kept for g in data.groups]
     costs.barh(ys, [c or 0 for c in per_kept], color=DROPPED)
     for y, g, c in zip(ys, data.groups, per_kept, strict=True):
@@ -198,7 +244,11 @@ def teachers(data: RunData, folder: Path) -> Plot:
     costs.set_yticks(ys, [""] * len(ys))
     costs.set_xlim(0, max([c for c in per_kept if c] or [1]) * 1.8)
     costs.set_xlabel("cost per kept row (USD)")
-    return Plot("teachers", title, caption, _save(fig, folder, "teachers"))
+    table = Table((by, "attempts", "graded", "resolved", "pass rate", "kept", "kept share", "cost per kept row"), tuple(
+        (label, readable(g.attempts), readable(g.graded), readable(g.passed), _rate(g.pass_rate), readable(g.kept),
+         _rate(g.kept_share), _usd(g.cost_per_kept) if g.cost_per_kept is not None else
+         "unpriced" if g.unpriced else "no kept row") for label, g in zip(labels, data.groups, strict=True)))
+    return Plot("teachers", title, caption, _save(fig, folder, "teachers"), table=table)
 
 
 def languages(data: RunData, folder: Path) -> Plot:
@@ -222,7 +272,10 @@ def languages(data: RunData, folder: Path) -> Plot:
     kept.set_yticks(ys, [""] * len(ys))
     kept.set_xlim(0, max(g.kept for g in data.languages) * 1.4 + 1)
     kept.set_xlabel("rows kept")
-    return Plot("languages", title, caption, _save(fig, folder, "languages"))
+    table = Table(("language", "attempts", "graded", "resolved", "pass rate", "rows kept"), tuple(
+        (g.label, readable(g.attempts), readable(g.graded), readable(g.passed), _rate(g.pass_rate), readable(g.kept))
+        for g in data.languages))
+    return Plot("languages", title, caption, _save(fig, folder, "languages"), table=table)
 
 
 SECTIONS: tuple[Callable[[RunData, Path], Plot], ...] = (

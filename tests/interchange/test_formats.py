@@ -25,7 +25,7 @@ def test_mini_swe_agent_s_older_message_list_imports_without_a_patch():
     assert len(t.messages) == 22 and [m.role for m in t.messages[:3]] == ["system", "user", "assistant"]
     assert "```mswea_bash_command" in t.messages[2].content and t.tools == []  # its scaffold, as it was
     assert t.exit is Exit.submitted and t.patch == ""
-    assert t.error == "not verifiable: the older mini-swe-agent format holds no patch"
+    assert t.error is None  # no patch is the importer's to judge: unverified, or trusted with --trust-source
 
 
 def test_mini_swe_agent_2x_files_give_patch_model_cost_and_exit(tmp_path):
@@ -73,7 +73,7 @@ def test_swe_smith_s_sft_rows_import_each_line_without_a_patch():
     rows = READERS.get("swe-smith-sft").read(FIXTURES / "swesmith_ft_xml_example.jsonl")
     assert len(rows) == 3 and rows[0].instance_id == "pandas-dev__pandas.95280573.pr_53652"
     assert "<function=bash>" in rows[0].messages[2].content  # the XML tool-call style stays as it was
-    assert all(r.error == "not verifiable: SWE-smith's SFT rows hold no patch" for r in rows)
+    assert all(r.patch == "" and r.error is None for r in rows)
 
 
 @needs_fixtures
@@ -106,7 +106,7 @@ def test_a_bad_file_is_named_and_skipped_and_the_rest_imports(tmp_path):
 
 
 def test_unknown_formats_and_empty_folders_are_usage_errors(tmp_path):
-    with pytest.raises(UsageError, match=r"^unknown trajectory format 'aider'; valid: mini-swe-agent, openhands, swe-agent, swe-smith-sft$"):
+    with pytest.raises(UsageError, match=r"^unknown trajectory format 'aider'; valid: atif, mini-swe-agent, openhands, swe-agent, swe-smith-sft$"):
         reader_named("aider")
     with pytest.raises(UsageError, match=r"no \*\.traj files for --format swe-agent"):
         files_of(tmp_path, READERS.get("swe-agent"))
@@ -210,3 +210,66 @@ def test_openhands_runs_list_the_tools_of_their_system_event():
     first = READERS.get("openhands").read(FIXTURES / "openhands_multi_swe_bench_output.jsonl")[0]
     assert first.tools == raw["history"][0]["args"]["tools"]
     assert _called(first) <= {harness_tools.name_of(tool) for tool in first.tools}
+
+
+@needs_fixtures
+@pytest.mark.parametrize(("fmt", "sample", "runs"), [
+    ("swe-smith-sft", "swesmith_ft_xml_example.jsonl", 3),
+    ("mini-swe-agent", "minisweagent_github_issue.traj.json", 1),
+])
+def test_rows_without_a_patch_are_kept_as_their_source_verified_them_with_trust_source(tmp_path, fmt, sample, runs):
+    """SWE-smith released only rows that solved their task, and hold no patch: with --trust-source
+    they are kept, and the rows, the warehouse and the card say that factory did not verify them."""
+    import asyncio
+
+    import pyarrow.parquet as pq
+
+    from factory.interchange.importer import import_run
+    from factory.output import validate_card
+    from factory.warehouse.read import run_query
+
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_text(json.dumps(json.loads((FIXTURES / "swesmith_instance_pandas-dev__pandas.95280573.pr_53652.json")
+                                           .read_text())) + "\n")
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / sample).write_bytes((FIXTURES / sample).read_bytes())
+    outcome = asyncio.run(import_run(tmp_path / "in", fmt, str(tasks), "imp", output_dir=tmp_path / "runs",
+                                     trust_source=True))
+    assert all(a.verdict is not None and a.verdict.verified_by == "source" for a in outcome.attempts)
+    assert f"imported {runs} trajectories into {outcome.run_folder}: 0 verified, 0 resolved; {runs} taken as their " \
+           "source verified them (--trust-source)" in outcome.format_lines()
+    build = outcome.build
+    assert build is not None and build.rows >= 1 and "resolved" not in {d.filter for d in build.drops}
+    rows = pq.read_table(build.out_dir / "messages").to_pylist()  # the filters after `resolved` still judge them
+    assert len(rows) == build.rows and {r["verified_by"] for r in rows} == {"source"}
+    found = run_query(outcome.run_folder / "warehouse.duckdb",
+                      "SELECT verified_by, count(*), count(*) FILTER (WHERE kept) FROM v_attempts GROUP BY ALL").rows
+    assert found == [("source", runs, build.rows)]
+    card = (build.out_dir / "README.md").read_text()
+    assert f"**Rows verified by their source, not by factory.** {build.rows} of the {build.rows} rows" in card
+    assert f"- Verified: 0 row(s) by factory's verifier, {build.rows} by their source alone" in card
+    assert "mixes them" not in card and validate_card(build.out_dir) == []
+    untrusted = asyncio.run(import_run(tmp_path / "in", fmt, str(tasks), "plain", output_dir=tmp_path / "runs"))
+    assert untrusted.build is not None and untrusted.build.rows == 0  # without the flag nothing is taken on trust
+    assert all("--trust-source" in (a.trajectory.error or "") for a in untrusted.attempts)
+
+
+def test_a_build_that_mixes_source_verified_and_factory_verified_rows_says_so(tmp_path):
+    from factory.interchange.importer import TRUSTED
+    from factory.output import build_dataset
+    from factory.records import Attempt, AttemptKey, Message, Trajectory, Verdict
+
+    def kept(instance: str, verdict: Verdict) -> Attempt:
+        messages = [Message(role="system", content="You fix bugs."), Message(role="user", content=f"Fix {instance}."),
+                    Message(role="assistant", content=f"Fixed {instance}.")]
+        return Attempt(key=AttemptKey(run_id="r", instance_id=instance, teacher="t", index=0), verdict=verdict,
+                       trajectory=Trajectory(instance_id=instance, teacher="t", model="m", messages=messages,
+                                             patch="" if verdict.verified_by == "source" else "+x\n",
+                                             exit=Exit.submitted))
+
+    build_dataset([kept("acme__a-1", TRUSTED.model_copy()), kept("acme__b-1", Verdict(resolved=True))],
+                  "name: mixed\n", tmp_path / "out")
+    card = (tmp_path / "out" / "README.md").read_text()
+    assert "1 of the 2 rows were imported with `factory import --trust-source`" in card
+    assert 'The dataset mixes them with 1 row(s) that factory verified itself (`verified_by: "factory"`)' in card
+    assert "- Verified: 1 row(s) by factory's verifier, 1 by their source alone" in card

@@ -61,3 +61,5 @@ def test_every_section_title_is_in_the_page(page, tmp_path):
     titles = [t for t in TITLES if f"<h2>{t}</h2>" in out.stdout]
     assert titles == TITLES, out.stdout[:2000]
     assert out.stdout.count("<img ") == len(TITLES)
+    assert out.stdout.count("<table>") == len(TITLES)  # every figure's numbers as text too
+    assert "<td>resolved</td>" in out.stdout and "<td>verified</td>" not in out.stdout  # one stage a meaning

@@ -54,7 +54,7 @@ def test_captions_say_what_each_rate_is_out_of(db, tmp_path):
 def test_the_numbers_are_the_warehouse_s_own(db):
     data = load_run(file_query(db), "r1")
     assert [(s.stage, s.remaining) for s in data.funnel] == [
-        ("attempts", 12), ("verified", 6), ("resolved", 6), ("loops", 5), ("length", 5), ("dedup", 4),
+        ("attempts", 12), ("resolved", 6), ("loops", 5), ("length", 5), ("dedup", 4),
         ("cap", 4), ("secrets", 4), ("render", 4), ("kept", 4)]
     assert {(d.filter, d.reason): d.attempts for d in data.drops} == {
         ("resolved", "not_resolved"): 4, ("resolved", "not_verified"): 1, ("resolved", "no_trajectory"): 1,
@@ -123,3 +123,30 @@ def test_an_unknown_run_is_one_line_and_exit_2(tmp_path):
     out = factory("report", "no-such-run", cwd=tmp_path)
     assert out.returncode == 2
     assert out.stderr.startswith("factory: no run 'no-such-run'") and len(out.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(("n", "text"), [(950, "950"), (12_500, "12.5k"), (400_000, "400k"), (1_234_567, "1.2M"),
+                                         (0, "0"), (0.25, "0.25"), (2_000_000_000, "2G")])
+def test_numbers_read_as_a_person_says_them(n, text):
+    from factory.report.model import readable
+
+    assert readable(n) == text
+
+
+def test_every_figure_is_also_a_table_of_its_numbers(db, tmp_path):
+    page = write_report(db, "r1", tmp_path / "out").read_text()
+    found = sections(page)
+    assert all(body.count("<table>") == 1 for body in found.values())
+    def rows(name: str) -> list[list[str]]:  # the body's rows, as their cells' text
+        found_rows = [re.findall(r"<td[^>]*>(.*?)</td>", r) for r in re.findall(r"<tr>(.*?)</tr>", found[name], re.S)]
+        return [r for r in found_rows if r]
+
+    funnel = rows("funnel")
+    assert funnel[0] == ["attempts", "12", "100%", "", ""]
+    assert funnel[1] == ["resolved", "6", "50%", "6", "not_resolved 4, no_trajectory 1, not_verified 1"]
+    assert [r[0] for r in funnel] == ["attempts", "resolved", "loops", "length", "dedup", "cap", "secrets", "render",
+                                      "kept"]  # each stage once: no `verified` before `resolved`
+    teachers = {r[0]: r for r in rows("teachers")}
+    assert teachers["A / factory"][1:] == ["6", "6", "3", "50%", "2", "33%", "$0.0600"]
+    assert teachers["B / factory"][-1] == "unpriced"
+    assert [r[:2] for r in rows("languages")] == [["go", "3"], ["python", "9"]]

@@ -76,6 +76,9 @@ ALTER TABLE attempts ADD COLUMN IF NOT EXISTS possibly_billed_usd DOUBLE;
 ALTER TABLE attempts ADD COLUMN IF NOT EXISTS node VARCHAR;
 -- The harness the agent ran in (its tools and prompts): `factory`, or the agent an import came from.
 ALTER TABLE attempts ADD COLUMN IF NOT EXISTS harness VARCHAR;
+-- Who judged the verdict: `factory` (its verifier ran the hidden tests) or `source` (an import's
+-- source, taken at its word with --trust-source); NULL when never judged.
+ALTER TABLE attempts ADD COLUMN IF NOT EXISTS verified_by VARCHAR;
 
 -- The task's language as its task set names it (python, go, javascript, typescript, java, rust, ...).
 ALTER TABLE tasks ADD COLUMN IF NOT EXISTS language VARCHAR;

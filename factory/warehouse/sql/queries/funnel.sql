@@ -1,13 +1,14 @@
 -- funnel: attempts left after each stage, per run.
---   attempts -> verified (the verifier said resolved) -> after each filter, in filter order -> kept
--- The filter stages carry the filters' names, as the run's summary and the card print them.
+--   attempts -> after each filter, in filter order (the first, `resolved`, keeps what the
+--   verifier resolved) -> kept
+-- Each stage has one meaning and each drop is counted once, by the filter that made it; the
+-- filter stages carry the filters' names, as the run's summary and the card print them.
 -- Filter stages start from the attempts whose filter decision is recorded ("decided"): while a
--- run is going they trail the first two stages; for a finished run they start from every attempt.
+-- run is going they trail `attempts`; for a finished run they start from every attempt.
 -- `dropped` is how many attempts that filter removed; `pct` is the share of all attempts left.
 WITH per_run AS (
     SELECT run_id,
            count(*) AS attempts,
-           count(*) FILTER (WHERE passed) AS resolved,
            count(*) FILTER (WHERE decided) AS decided,
            count(*) FILTER (WHERE kept) AS kept
     FROM v_attempts
@@ -22,9 +23,7 @@ dropped AS (
 stages AS (
     SELECT run_id, 0 AS step, 'attempts' AS stage, attempts AS remaining, NULL::BIGINT AS dropped FROM per_run
     UNION ALL
-    SELECT run_id, 1, 'verified', resolved, attempts - resolved FROM per_run
-    UNION ALL
-    SELECT p.run_id, 1 + s.step, s.filter,
+    SELECT p.run_id, s.step, s.filter,
            p.decided - sum(coalesce(d.n, 0)) OVER (PARTITION BY p.run_id ORDER BY s.step),
            coalesce(d.n, 0)
     FROM per_run p
