@@ -46,9 +46,13 @@ class Sandbox(Protocol):
     engine fault raises `EngineError`: infrastructure, never a verdict."""
 
     workdir: str
-    image_id: str
-    """The engine's id of the image the container runs (its start image, where it has one):
-    what holds for one container of it holds for every other."""
+
+    @property
+    def image_id(self) -> str:
+        """The engine's id of the image the container runs (its start image, where it has one):
+        what holds for one container of it holds for every other."""
+        ...
+
 
     async def prepare(self, start: StartState, *, files: Mapping[str, str] | None = None, then: str = "",
                       rewrite: Rewrite | None = None) -> str: ...
