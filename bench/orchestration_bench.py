@@ -18,7 +18,7 @@ from pathlib import Path
 from factory.config import Pipeline
 from factory.progress import QuietProgress
 from factory.runs import RunStore
-from factory.sandbox import remove_containers
+from factory.sandbox.docker.engine import remove_containers
 from factory.sandbox.images import ensure_images
 from factory.sandbox.pool import SandboxPool
 from factory.scheduler import Scheduler

@@ -52,8 +52,8 @@ TASKS = 3
 TURNS = 4
 SUBMIT = "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
 RUN_PREFIX = "peer-bench-"  # run ids of the bench's containers: factory's and, by label, mini's
-LABEL_RUN = "factory.run"  # factory.sandbox.engine.LABEL_RUN, not imported by the sampler
-LABEL_ATTEMPT = "factory.attempt"  # factory.sandbox.engine.LABEL_ATTEMPT
+LABEL_RUN = "factory.run"  # factory.sandbox.docker.engine.LABEL_RUN, not imported by the sampler
+LABEL_ATTEMPT = "factory.attempt"  # factory.sandbox.docker.engine.LABEL_ATTEMPT
 VERIFYING = "verify-"  # attempt label of factory's verification containers (verifier.py), given the grader's too
 ENGINE = ("dockerd", "containerd", "containerd-shim")  # comm is cut at 15 chars: containerd-shim-runc-v2
 
@@ -347,7 +347,7 @@ finally:
 
 
 def run_mini(python: Path, rows: list[dict], port: int, work: Path, run_id: str) -> Result:
-    from factory.sandbox import engine
+    from factory.sandbox.docker import engine
 
     n = len(rows)
     data = work / "data"
@@ -404,7 +404,7 @@ def run_grader(rows: list[dict], preds: dict[str, str], image: str, run_id: str)
     """mini's predictions graded the SWE-bench way (bench/peer_grader.py), one worker per core."""
     from peer_grader import grade_all
 
-    from factory.sandbox import engine
+    from factory.sandbox.docker import engine
 
     workers = os.cpu_count() or 1
     with EngineMeter() as meter:
@@ -425,7 +425,7 @@ async def run_factory(rows: list[dict], port: int, work: Path, run_id: str) -> R
     from factory.config import load_pipeline
     from factory.progress import QuietProgress
     from factory.run import run_pipeline
-    from factory.sandbox import remove_containers
+    from factory.sandbox.docker.engine import remove_containers
     from factory.verify.verifier import REUSED
     from tests.swesmith_layout import SWESMITH_KEYS
 
@@ -491,7 +491,7 @@ output: {{dir: {work / "runs"}}}
 
 def main(sizes: list[int], delay: float) -> int:
     sys.path.insert(0, str(ROOT))  # the image builder lives with the tests
-    from factory.sandbox import remove_containers
+    from factory.sandbox.docker.engine import remove_containers
     from tests.swesmith_layout import DEMO, ensure_image
 
     python = ensure_mini()

@@ -24,7 +24,7 @@ from factory.config import Pipeline  # noqa: E402
 from factory.executor.cluster import RayExecutor  # noqa: E402
 from factory.progress import QuietProgress  # noqa: E402
 from factory.runs import RunStore  # noqa: E402
-from factory.sandbox import remove_containers  # noqa: E402
+from factory.sandbox.docker.engine import remove_containers  # noqa: E402
 from factory.sandbox.images import ensure_images  # noqa: E402
 from factory.sandbox.pool import SandboxPool  # noqa: E402
 from factory.scheduler import Scheduler  # noqa: E402

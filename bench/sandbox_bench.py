@@ -25,7 +25,7 @@ import docker
 
 from factory.config import SandboxConfig
 from factory.records import StartState
-from factory.sandbox import DockerSandbox, engine
+from factory.sandbox.docker import DockerSandbox, engine
 from factory.sandbox.pool import SandboxPool
 
 IMAGE = "factory/python:3.11"

@@ -26,11 +26,11 @@ import time
 from pathlib import Path
 
 from factory.records import StartState
-from factory.sandbox import engine
 from factory.sandbox.config import SandboxConfig
-from factory.sandbox.docker import DockerSandbox
-from factory.sandbox.images import RepoImage, build_image, image_exists
-from factory.sandbox.start_image import start_image
+from factory.sandbox.docker import DockerSandbox, engine
+from factory.sandbox.docker.images import build_image, image_exists
+from factory.sandbox.docker.start_image import start_image
+from factory.sandbox.images import RepoImage
 
 PACKAGES = ("anthropic", "openai")
 FROM_SCRATCH = r"""

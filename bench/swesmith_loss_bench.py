@@ -26,7 +26,7 @@ from factory.config import load_pipeline  # noqa: E402
 from factory.progress import QuietProgress  # noqa: E402
 from factory.records import Attempt, Reason  # noqa: E402
 from factory.run import run_pipeline  # noqa: E402
-from factory.sandbox import remove_containers  # noqa: E402
+from factory.sandbox.docker.engine import remove_containers  # noqa: E402
 from tests.swesmith_layout import ensure_image, scripted_solver, write_pipeline, write_taskset  # noqa: E402
 
 

@@ -41,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).parent.parent))
 from factory.config import VerifierConfig  # noqa: E402
 from factory.errors import UsageError  # noqa: E402
 from factory.records import Task  # noqa: E402
-from factory.sandbox import engine  # noqa: E402
+from factory.sandbox.docker import engine  # noqa: E402
 from factory.sandbox.images import ensure_images  # noqa: E402
 from factory.tasks import load_taskset  # noqa: E402
 from factory.verify import DockerVerifier  # noqa: E402

@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # the pipeline's config pulls in every stage; `factory --help
     from factory.verify import DockerVerifier
 
 T = TypeVar("T")
+BACKEND_HELP = "The sandbox backend the containers live on (default: sandbox.backend's)"
 
 
 app = typer.Typer(
@@ -70,6 +71,7 @@ def run(
     executor: Annotated[str | None, typer.Option(help="Where attempts run: local or ray (executor.kind).")] = None,
     ray_address: Annotated[str | None, typer.Option(
         help="With --executor ray: auto, or the head's HOST:PORT (executor.address).")] = None,
+    backend: Annotated[str | None, typer.Option(help="The sandbox backend the containers live on (sandbox.backend).")] = None,
 ) -> None:
     """Run (or resume) a pipeline: sample, verify, filter, render, write the dataset."""
     import asyncio
@@ -79,7 +81,8 @@ def run(
     if ray_address is not None and executor is None:  # an address means the cluster at it
         executor = "ray"
     given = [Override("--limit", "tasks.limit", limit), Override("--max-cost", "budget.max_cost_usd", max_cost),
-             Override("--executor", "executor.kind", executor), Override("--ray-address", "executor.address", ray_address)]
+             Override("--executor", "executor.kind", executor), Override("--ray-address", "executor.address", ray_address),
+             Override("--backend", "sandbox.backend", backend)]
     config = load_pipeline(pipeline, [o for o in given if o.value is not None])  # validated as the YAML is
     if pilot is not None and not dry_run:
         raise UsageError("--pilot goes with --dry-run: it is what the forecast reads")
@@ -129,11 +132,12 @@ def print_summary(outcome) -> None:
 def clean(
     all_: Annotated[bool, typer.Option("--all", help="Remove every factory container, also of live runs.")] = False,
     run_id: Annotated[str | None, typer.Option(help="Remove every container of this run, live ones included.")] = None,
+    backend: Annotated[str | None, typer.Option(help=BACKEND_HELP)] = None,
 ) -> None:
     """Remove leftover sandbox containers (found by their factory labels)."""
-    from factory.sandbox import remove_containers
+    from factory.sandbox.backend import sandbox_backend
 
-    removed = remove_containers(run_id=run_id, everything=all_)
+    removed = sandbox_backend(_backend(backend)).remove_containers(run_id=run_id, everything=all_)
     scope = "all factory containers" if all_ else (f"run {run_id}" if run_id else "containers of dead factory processes")
     console.print(f"removed {removed} container(s): {scope}")
 
@@ -172,11 +176,23 @@ def _load(taskset: str, strict: bool = False):
     return report.tasks
 
 
-def _local_images(taskset: str, tasks) -> None:
+def _backend(name: str | None) -> str:
+    """`--backend`'s value (the default backend when not given), when a backend of that name is
+    registered; else a usage error naming the option and the valid names."""
+    from factory.sandbox.backend import BACKENDS, DEFAULT_BACKEND
+
+    if name is None:
+        return DEFAULT_BACKEND
+    if name not in BACKENDS:
+        raise UsageError(f"--backend: {BACKENDS.unknown(name)}")
+    return name
+
+
+def _local_images(taskset: str, tasks, backend: str) -> None:
     """Build missing images when the source is a local task set with repo sources."""
     from factory.sandbox.images import ensure_local_images
 
-    for image, state in ensure_local_images(Path(taskset), tasks):
+    for image, state in ensure_local_images(Path(taskset), tasks, backend=backend):
         if state == "built":
             console.print(f"built image {image}")
 
@@ -211,6 +227,7 @@ def tasks_validate(
     timeout: Annotated[float, typer.Option(help="Seconds the tests of one check may run.")] = 300,
     out: Annotated[Path | None, typer.Option(
         help="Write the results to this file instead of factory's cache (runs read only the cache).")] = None,
+    backend: Annotated[str | None, typer.Option(help=BACKEND_HELP)] = None,
 ) -> None:
     """Gold fix must resolve each task and the empty patch must not; exit 1 if any task is broken.
 
@@ -223,10 +240,11 @@ def tasks_validate(
     from factory.config import VerifierConfig
     from factory.tasks.validate import results_path, validate, write_results
 
+    backend = _backend(backend)
     tasks = _load(taskset)
-    _local_images(taskset, tasks)
+    _local_images(taskset, tasks, backend)
     progress = lambda c: console.print(f"  {c.status:7} {c.instance_id}", markup=False)  # noqa: E731
-    checks = asyncio.run(_verifying(VerifierConfig(timeout=timeout),
+    checks = asyncio.run(_verifying(VerifierConfig(timeout=timeout), backend,
                                     lambda verifier: validate(verifier, tasks, jobs=jobs, repeat=repeat, progress=progress)))
     table = Table("instance", "status", "why")
     for c in checks:
@@ -248,18 +266,18 @@ def tasks_validate(
         raise typer.Exit(1)
 
 
-async def _verifying(config: VerifierConfig, work: Callable[[DockerVerifier], Awaitable[T]]) -> T:
+async def _verifying(config: VerifierConfig, backend: str, work: Callable[[DockerVerifier], Awaitable[T]]) -> T:
     """`work` with a verifier of this command's own, whose containers are all gone when it ends,
     however it ends (Ctrl-C included): any left is removed and told."""
-    from factory.sandbox import remove_left
+    from factory.sandbox.config import SandboxConfig
     from factory.verify import DockerVerifier
 
-    verifier = DockerVerifier(config, run_id=f"verify-{uuid.uuid4().hex[:12]}")
+    verifier = DockerVerifier(config, SandboxConfig(backend=backend), run_id=f"verify-{uuid.uuid4().hex[:12]}")
     try:
         return await work(verifier)
     finally:
         await verifier.close()
-        left = await remove_left(verifier.run_id)
+        left = await verifier.backend.remove_left(verifier.run_id)
         if left:
             console.print(f"removed {left} verification container(s) left on the engine", markup=False)
 
@@ -268,14 +286,16 @@ async def _verifying(config: VerifierConfig, work: Callable[[DockerVerifier], Aw
 def images_build(
     taskset: Annotated[str, typer.Argument(help="A local task-set folder (tasks.jsonl + repos/).")],
     rebuild: Annotated[bool, typer.Option(help="Rebuild images that already exist.")] = False,
+    backend: Annotated[str | None, typer.Option(help=BACKEND_HELP)] = None,
 ) -> None:
     """Build one image per repo of a local task set from the base image (no registry needed)."""
     from factory.sandbox.images import ensure_images, local_taskset
 
+    backend = _backend(backend)
     folder = Path(taskset)
     if local_taskset(folder) != folder:
         raise UsageError(f"{taskset}: not a local task set (expected {folder}/tasks.jsonl and {folder}/repos/)")
-    for image, state in ensure_images(_load(taskset), folder, rebuild=rebuild):
+    for image, state in ensure_images(_load(taskset), folder, rebuild=rebuild, backend=backend):
         console.print(f"{state:8} {image}")
 
 
@@ -286,12 +306,14 @@ def verify(
     patch: Annotated[Path, typer.Option(help="The agent's diff against the task's start state ('-' for stdin).")],
     json_out: Annotated[bool, typer.Option("--json", help="Print the verdict as JSON.")] = False,
     timeout: Annotated[float, typer.Option(help="Seconds the tests may run.")] = 900,
+    backend: Annotated[str | None, typer.Option(help=BACKEND_HELP)] = None,
 ) -> None:
     """Verify one patch in a fresh container; exit 0 when resolved, 1 when not."""
     import asyncio
 
     from factory.config import VerifierConfig
 
+    backend = _backend(backend)
     tasks = [t for t in _load(taskset) if t.instance_id == instance]
     if not tasks:
         raise UsageError(f"no task {instance!r} in {taskset} (see `factory tasks list {taskset}`)")
@@ -303,8 +325,8 @@ def verify(
         diff = patch.read_bytes().decode(errors="replace")
     else:
         raise UsageError(f"patch file {patch} does not exist")
-    _local_images(taskset, tasks)
-    verdict = asyncio.run(_verifying(VerifierConfig(timeout=timeout), lambda verifier: verifier.verify(tasks[0], diff)))
+    _local_images(taskset, tasks, backend)
+    verdict = asyncio.run(_verifying(VerifierConfig(timeout=timeout), backend, lambda verifier: verifier.verify(tasks[0], diff)))
     if json_out:
         typer.echo(verdict.model_dump_json(indent=2))
     else:

@@ -1,13 +1,15 @@
 """The protocol of each stage, in one place, so the architecture reads in one file.
 
     tasks ─► Pool ─► Sandbox ⇄ Teacher (agent loop) ─► Verifier ─► Filter ─► Renderer ─► dataset
+             │         └── made by a SandboxBackend (Docker, ...) ──┘
              └──────────── Executor: where one attempt runs ────────┘
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from factory.records import (
     Attempt,
@@ -19,6 +21,11 @@ from factory.records import (
     Trajectory,
     Verdict,
 )
+
+if TYPE_CHECKING:
+    from factory.sandbox.backend import Rewrite
+    from factory.sandbox.config import SandboxConfig
+    from factory.sandbox.images import RepoImage
 
 
 @dataclass(frozen=True)
@@ -32,16 +39,59 @@ class ExecResult:
 
 
 class Sandbox(Protocol):
-    """A live container holding a task's repo at its committed start state."""
+    """A live container holding a task's repo at its committed start state (docs/sandbox.md).
+
+    Commands run through the sandbox's command server where it has one; an `exec` whose
+    container died raises `SandboxCrashed` (`by_agent` when its own command did it), and an
+    engine fault raises `EngineError`: infrastructure, never a verdict."""
 
     workdir: str
+    image_id: str
+    """The engine's id of the image the container runs (its start image, where it has one):
+    what holds for one container of it holds for every other."""
 
-    async def exec(self, cmd: str, timeout: float | None = None, *, user: str | None = None) -> ExecResult: ...
+    async def prepare(self, start: StartState, *, files: Mapping[str, str] | None = None, then: str = "",
+                      rewrite: Rewrite | None = None) -> str: ...
+    """Reach `start` and commit it; `files` go up first, `then` runs after (root shell), and
+    its output is returned; `rewrite` is the agent's view of the start state."""
+    async def exec(self, cmd: str, timeout: float | None = None, *, user: str | None = None,
+                   workdir: str | None = None, output_limit: int | None = None) -> ExecResult: ...
     async def read_file(self, path: str) -> bytes: ...
-    async def write_file(self, path: str, data: bytes | str) -> None: ...
+    async def write_file(self, path: str, data: bytes | str, *, owner: str | None = None) -> None: ...
+    async def write_files(self, files: Mapping[str, bytes | str], *, owner: str | None = None) -> None: ...
+    """One upload; owned by the sandbox's user unless `owner` is root."""
     async def list_files(self, path: str) -> list[str]: ...
     async def diff(self) -> str: ...
     async def close(self) -> None: ...
+
+
+class SandboxBackend(Protocol):
+    """Where sandboxes live: made from an image, their images, and cleanup by label
+    (`factory.sandbox.backend.BACKENDS`; what each part must guarantee: docs/sandbox.md)."""
+
+    name: str
+
+    async def create(self, image: str, config: SandboxConfig, *, workdir: str = "/testbed", run_id: str = "adhoc",
+                     attempt_id: str | None = None, network: str | None = None, memory: str | None = None,
+                     wait: bool = True) -> Sandbox: ...
+    """A started sandbox of `image` under `config`'s limits and isolation, labelled with the run
+    and attempt; its repo is untouched until `prepare`. `wait=False` (root sandboxes only) leaves
+    the wait for its start to `prepare`."""
+
+    def image_exists(self, image: str) -> bool: ...
+    def build_image(self, plan: RepoImage, base: str, *, root_only: bool = False) -> None: ...
+    """A local task set's repo image, made offline from `base` (`factory images build`)."""
+    async def pull(self, image: str, note: Callable[[str], None]) -> int: ...
+    """One pull of `image` from its registry; its size in bytes. Raises `PullFailed`."""
+    async def remove_image(self, image: str) -> None: ...
+    """Remove a pulled image's name, with the start images made of it when it was the last."""
+
+    def remove_containers(self, *, run_id: str | None = None, everything: bool = False) -> int: ...
+    """`factory clean`: containers of dead owners; of `run_id`; or `everything` of factory's."""
+    def reap_run(self, run_id: str) -> int: ...
+    """A resumed run's start: the containers its dead processes left."""
+    async def remove_left(self, run_id: str) -> int: ...
+    """A run's end: every container of the run still there (each one a leak)."""
 
 
 class Pool(Protocol):
@@ -49,8 +99,8 @@ class Pool(Protocol):
 
     def prewarm(self, image: str, workdir: str = "/testbed", count: int | None = None) -> None: ...
     async def acquire(self, image: str, start: StartState, *, workdir: str = "/testbed", attempt_id: str,
-                      rewrite: Any = None) -> Sandbox: ...
-    """`rewrite`: the agent's view of the start state (`factory.sandbox.docker.Rewrite`)."""
+                      rewrite: Rewrite | None = None) -> Sandbox: ...
+    """`rewrite`: the agent's view of the start state."""
     async def release(self, sandbox: Sandbox) -> None: ...
     def release_in_background(self, sandbox: Sandbox) -> None: ...
     def done_with(self, image: str) -> None: ...

@@ -36,7 +36,7 @@ from factory.records import Attempt, Task
 from factory.render import build_renderer
 from factory.report import Plot, draw_plots
 from factory.runs import RunStore, identity, new_run_id, write_atomic
-from factory.sandbox import reap_run, remove_left
+from factory.sandbox.backend import sandbox_backend
 from factory.sandbox.images import ensure_local_images
 from factory.scheduler import RunResult, Scheduler
 from factory.tasks import load_tasks
@@ -73,7 +73,7 @@ def _load(pipeline: Pipeline) -> tuple[list[Task], int]:
 
 def _ensure_images(pipeline: Pipeline, tasks: list[Task]) -> None:
     for source, its_tasks in tasks_by_source(pipeline.tasks, tasks):
-        ensure_local_images(pipeline.base / source, its_tasks)  # built here, never pulled
+        ensure_local_images(pipeline.base / source, its_tasks, backend=pipeline.sandbox.backend)  # built here, never pulled
 
 
 async def run_pipeline(
@@ -116,7 +116,7 @@ async def run_pipeline(
 async def _run_held(pipeline: Pipeline, store: RunStore, tasks: list[Task], skipped: int,
                     teachers: dict[str, Teacher], progress: Progress) -> RunOutcome:
     _ensure_images(pipeline, tasks)
-    reaped = reap_run(store.run_id)
+    reaped = sandbox_backend(pipeline.sandbox.backend).reap_run(store.run_id)
     if reaped:
         progress.note(f"removed {reaped} container(s) left by an earlier, crashed process of this run")
 
@@ -139,7 +139,7 @@ async def _run_held(pipeline: Pipeline, store: RunStore, tasks: list[Task], skip
                     finally:
                         progress.stop()
             finally:
-                await _nothing_left(store.run_id, progress)
+                await _nothing_left(store.run_id, pipeline.sandbox.backend, progress)
             build = None
             if result.stopped != "interrupted":
                 build = build_run(pipeline, store, result.attempts, tasks, warehouse, hooks=rendering.result())
@@ -149,10 +149,10 @@ async def _run_held(pipeline: Pipeline, store: RunStore, tasks: list[Task], skip
     return RunOutcome(store, result, build, skipped, behind)
 
 
-async def _nothing_left(run_id: str, progress: Progress) -> None:
+async def _nothing_left(run_id: str, backend: str, progress: Progress) -> None:
     """The run's containers are gone once its executor has closed; any still there is removed and told."""
     try:
-        left = await remove_left(run_id)
+        left = await sandbox_backend(backend).remove_left(run_id)
     except SandboxError as exc:  # the engine is gone too: the run's own end (or error) is what to tell
         log.warning("could not look for containers left by run %s: %s", run_id, exc)
         return

@@ -36,7 +36,7 @@ def docker_client() -> docker.DockerClient:
 
 def dead_owner_labels(run_id: str, attempt_id: str = "a1") -> dict[str, str]:
     """Factory labels as a process that has since exited wrote them (its pid and start time)."""
-    script = "import json, sys; from factory.sandbox.engine import labels; print(json.dumps(labels(*sys.argv[1:])))"
+    script = "import json, sys; from factory.sandbox.docker.engine import labels; print(json.dumps(labels(*sys.argv[1:])))"
     out = subprocess.run([sys.executable, "-c", script, run_id, attempt_id], capture_output=True, text=True, check=True)
     return json.loads(out.stdout)
 

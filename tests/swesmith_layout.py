@@ -33,8 +33,9 @@ import tomllib
 from pathlib import Path
 
 from factory.errors import SandboxError
-from factory.sandbox import engine
-from factory.sandbox.images import BASE_IMAGE, INSTALL, _tar_of, image_exists
+from factory.sandbox.docker import engine
+from factory.sandbox.docker.images import image_exists
+from factory.sandbox.images import BASE_IMAGE, INSTALL, _tar_of
 
 DEMO = Path(__file__).parent.parent / "pipelines/tasksets/demo"
 REPO = "semverkit"

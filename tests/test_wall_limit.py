@@ -19,7 +19,7 @@ from factory.progress import QuietProgress
 from factory.records import Exit
 from factory.run import load_run_tasks
 from factory.runs import RunStore
-from factory.sandbox.engine import LABEL_RUN
+from factory.sandbox.docker.engine import LABEL_RUN
 from factory.sandbox.pool import SandboxPool
 from factory.scheduler import VERIFY_ERROR, Scheduler
 from factory.teachers import build_teacher

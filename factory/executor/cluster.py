@@ -92,7 +92,7 @@ class RayExecutor:
             tasksets = [(str(folder) if (folder := pipeline.resolve(source)).is_dir() else None, its_tasks)
                         for source, its_tasks in tasks_by_source(pipeline.tasks, tasks)]
             prepared = await asyncio.gather(*(executor._on(node, prepare_node).remote(
-                store.run_id, tasksets) for node in nodes))
+                store.run_id, tasksets, pipeline.sandbox.backend) for node in nodes))
         except BaseException:
             ray.shutdown()
             raise
@@ -172,7 +172,8 @@ class RayExecutor:
 
     def reap_soon(self) -> None:
         """Containers of dead processes of this run, removed on every node still alive."""
-        self.reaping.extend(self._on(node, reap_node).remote(self.store.run_id) for node in self.sandbox_nodes())
+        self.reaping.extend(self._on(node, reap_node).remote(self.store.run_id, self.pipeline.sandbox.backend)
+                            for node in self.sandbox_nodes())
 
     async def close(self) -> None:
         from ray.exceptions import RayError

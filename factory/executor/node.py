@@ -76,26 +76,27 @@ def verify_on_node(settings: NodeSettings, task: Task, patch: str) -> Verdict:
     return asyncio.run(verifier.verify(task, patch))
 
 
-def prepare_node(run_id: str, tasksets: list[tuple[str | None, list[Task]]]) -> tuple[str, int]:
+def prepare_node(run_id: str, tasksets: list[tuple[str | None, list[Task]]], backend: str) -> tuple[str, int]:
     """At the start of a run, on each node: remove the containers that dead processes of this run
     left here, and build each local task set's missing images where this node has its folder
-    (`tasksets`: each source's folder, None for a Hub source, with its tasks)."""
-    from factory.sandbox import reap_run
+    (`tasksets`: each source's folder, None for a Hub source, with its tasks), on the sandbox
+    `backend` of the run."""
+    from factory.sandbox.backend import sandbox_backend
     from factory.sandbox.images import ensure_local_images
 
-    reaped = reap_run(run_id)
+    reaped = sandbox_backend(backend).reap_run(run_id)
     for taskset, tasks in tasksets:
         if taskset is not None and Path(taskset).is_dir():
-            ensure_local_images(Path(taskset), tasks)
+            ensure_local_images(Path(taskset), tasks, backend=backend)
     return node_id(), reaped
 
 
-def reap_node(run_id: str) -> tuple[str, int]:
+def reap_node(run_id: str, backend: str) -> tuple[str, int]:
     """Remove this run's containers on this node whose owning process is dead (an attempt of a
     worker that died, a driver killed before)."""
-    from factory.sandbox import reap_run
+    from factory.sandbox.backend import sandbox_backend
 
-    return node_id(), reap_run(run_id)
+    return node_id(), sandbox_backend(backend).reap_run(run_id)
 
 
 def session_id(key: AttemptKey) -> str:

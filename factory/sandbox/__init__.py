@@ -1,6 +1,2 @@
-"""Docker sandboxes: one container per attempt or verification, always cleaned up."""
-
-from factory.sandbox.docker import DockerSandbox
-from factory.sandbox.engine import reap_run, remove_containers, remove_left
-
-__all__ = ["DockerSandbox", "reap_run", "remove_containers", "remove_left"]
+"""Sandboxes: one container per attempt or verification, always cleaned up, on the backend that
+`sandbox.backend` names (`factory.sandbox.backend`; Docker's is factory/sandbox/docker/)."""

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
-from pydantic import Field
+from typing import Annotated
 
+from pydantic import AfterValidator, Field
+
+from factory.sandbox.backend import BACKENDS, DEFAULT_BACKEND
 from factory.section import Section
 
 
 class SandboxConfig(Section):
+    backend: Annotated[str, AfterValidator(BACKENDS.check)] = DEFAULT_BACKEND
+    """Where the containers live (`factory.sandbox.backend`): `docker`, this machine's Docker
+    engine or DOCKER_HOST's. Every other setting here holds on every backend."""
     network: str = "none"
     """Docker network mode of agent containers; `none` keeps them offline."""
     memory: str = "2g"

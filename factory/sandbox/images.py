@@ -5,6 +5,7 @@ A task-set folder holds `tasks.jsonl` and `repos/<name>/` (the clean sources), a
 layout). Each task's `repo` is `<owner>/<name>` and its `image_name` names the image built from
 `repos/<name>`, one image per repo snapshot, shared by every task on that repo. No registry is
 needed: the toolchain images are built from Debian's packages (scripts/build-lang-image.sh).
+The plan and the install step are here; the backend (`sandbox.backend`) makes the images.
 """
 
 from __future__ import annotations
@@ -14,12 +15,11 @@ import tarfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from docker.errors import ImageNotFound
 from pydantic import ValidationError
 
-from factory.errors import SandboxError, UsageError
+from factory.errors import UsageError
 from factory.records import Record, Task
-from factory.sandbox import engine
+from factory.sandbox.backend import DEFAULT_BACKEND, sandbox_backend
 
 BASE_IMAGE = "factory/python:3.11"
 SETTINGS_FILE = "taskset.json"
@@ -88,14 +88,6 @@ def plan_images(tasks: list[Task], taskset_dir: Path) -> list[RepoImage]:
     return list(plans.values())
 
 
-def image_exists(image: str) -> bool:
-    try:
-        engine.client().images.get(image)
-    except ImageNotFound:
-        return False
-    return True
-
-
 def _tar_of(folder: Path) -> bytes:
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w") as tar:
@@ -107,27 +99,9 @@ def _tar_of(folder: Path) -> bytes:
     return buf.getvalue()
 
 
-def build_image(plan: RepoImage, base: str = BASE_IMAGE, *, root_only: bool = False) -> None:
-    """Create a container from `base`, copy the repo in, run the install step, commit it as the image."""
-    if not image_exists(base):
-        raise UsageError(f"image {plan.image} starts from {base}, which is not on the engine: build it "
-                         "first (`make lang-images`, or scripts/build-lang-image.sh LANG for one language)")
-    client = engine.client()
-    labels = engine.labels("images", plan.image)
-    container = client.containers.create(base, ["sleep", "600"], network_mode="none", labels=labels)
-    install = SNAPSHOT + (PYTHON_IMPORTABLE if plan.language == "python" else "") + (ROOT_ONLY if root_only else "")
-    try:
-        container.start()
-        container.exec_run(["mkdir", "-p", "/testbed"])
-        container.put_archive("/", _tar_of(plan.repo_dir))
-        code, out = container.exec_run(["bash", "-c", install])
-        if code != 0:
-            raise SandboxError(f"install step for {plan.image} failed: {out.decode(errors='replace')[-1000:]}")
-        repo, _, tag = plan.image.rpartition(":") if ":" in plan.image.split("/")[-1] else (plan.image, "", "latest")
-        container.commit(repository=repo, tag=tag,
-                         changes=['WORKDIR /testbed', 'CMD ["/bin/bash"]', engine.blank_labels(labels)])
-    finally:
-        container.remove(force=True)
+def install_script(plan: RepoImage, *, root_only: bool = False) -> str:
+    """The install step of a repo image: root shell in its /testbed, which holds the sources."""
+    return SNAPSHOT + (PYTHON_IMPORTABLE if plan.language == "python" else "") + (ROOT_ONLY if root_only else "")
 
 
 def local_taskset(source: Path) -> Path | None:
@@ -138,20 +112,22 @@ def local_taskset(source: Path) -> Path | None:
     return folder if (folder / "repos").is_dir() else None
 
 
-def ensure_local_images(source: Path, tasks: list[Task]) -> list[tuple[str, str]]:
+def ensure_local_images(source: Path, tasks: list[Task], *, backend: str = DEFAULT_BACKEND) -> list[tuple[str, str]]:
     """Build the missing images of `tasks` when `source` is a local task set; else nothing to do."""
     folder = local_taskset(source)
-    return [] if folder is None else ensure_images(tasks, folder)
+    return [] if folder is None else ensure_images(tasks, folder, backend=backend)
 
 
-def ensure_images(tasks: list[Task], taskset_dir: Path, *, rebuild: bool = False) -> list[tuple[str, str]]:
-    """Build the images of a local task set that are missing; returns (image, built|present)."""
+def ensure_images(tasks: list[Task], taskset_dir: Path, *, rebuild: bool = False,
+                  backend: str = DEFAULT_BACKEND) -> list[tuple[str, str]]:
+    """Build the images of a local task set that are missing on `backend`; returns (image, built|present)."""
     settings = image_settings(taskset_dir)
+    engine = sandbox_backend(backend)
     results = []
     for plan in plan_images(tasks, taskset_dir):
-        if image_exists(plan.image) and not rebuild:
+        if engine.image_exists(plan.image) and not rebuild:
             results.append((plan.image, "present"))
             continue
-        build_image(plan, settings.base_image, root_only=settings.root_only)
+        engine.build_image(plan, settings.base_image, root_only=settings.root_only)
         results.append((plan.image, "built"))
     return results

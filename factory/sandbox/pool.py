@@ -16,9 +16,10 @@ import time
 from collections import Counter, defaultdict
 
 from factory.errors import SandboxError
+from factory.protocols import Sandbox
 from factory.records import StartState
+from factory.sandbox.backend import Rewrite, sandbox_backend
 from factory.sandbox.config import SandboxConfig
-from factory.sandbox.docker import DockerSandbox, Rewrite
 from factory.sandbox.pull import Puller
 
 log = logging.getLogger(__name__)
@@ -45,22 +46,23 @@ class SandboxPool:
     def __init__(self, config: SandboxConfig, run_id: str = "adhoc", puller: Puller | None = None):
         self.config = config
         self.run_id = run_id
+        self.backend = sandbox_backend(config.backend)
         self.puller = puller or Puller.of(config)
         self.slots = asyncio.Semaphore(config.max_live)
         self.rate = CreationRate(config.create_rate)
-        self.warm: dict[tuple[str, str], list[DockerSandbox]] = defaultdict(list)
-        self.live: set[DockerSandbox] = set()
+        self.warm: dict[tuple[str, str], list[Sandbox]] = defaultdict(list)
+        self.live: set[Sandbox] = set()
         self.warming: set[asyncio.Task] = set()
         self.pulling: set[asyncio.Task] = set()  # pulls ahead of need: they hold no slot
         self.trimming: set[asyncio.Task] = set()  # removals of pulled images no longer needed
         self.removing: set[asyncio.Task] = set()  # containers released in the background, on their way out
         self.starting: Counter[tuple[str, str]] = Counter()  # warm containers on their way, per image
 
-    async def _create(self, image: str, workdir: str, attempt_id: str) -> DockerSandbox:
+    async def _create(self, image: str, workdir: str, attempt_id: str) -> Sandbox:
         """Create a container in a slot the caller already holds; the slot is freed on failure."""
         try:
             await self.rate.wait()
-            sandbox = await DockerSandbox.create(
+            sandbox = await self.backend.create(
                 image, self.config, workdir=workdir, run_id=self.run_id, attempt_id=attempt_id
             )
         except BaseException:
@@ -103,8 +105,8 @@ class SandboxPool:
             self.starting[(image, workdir)] -= 1
 
     async def acquire(self, image: str, start: StartState, *, workdir: str = "/testbed", attempt_id: str,
-                      rewrite: Rewrite | None = None) -> DockerSandbox:
-        """A started sandbox at the start state (`rewrite`: the agent's view of it, `DockerSandbox.prepare`):
+                      rewrite: Rewrite | None = None) -> Sandbox:
+        """A started sandbox at the start state (`rewrite`: the agent's view of it, `Sandbox.prepare`):
         a warm one when there is one, else a new one.
 
         A warm container can vanish while it waits (`factory clean --all`, a user, the engine):
@@ -120,7 +122,7 @@ class SandboxPool:
         await self._take_slot()
         return await self._prepared(await self._create(image, workdir, attempt_id), start, rewrite)
 
-    async def _prepared(self, sandbox: DockerSandbox, start: StartState, rewrite: Rewrite | None) -> DockerSandbox:
+    async def _prepared(self, sandbox: Sandbox, start: StartState, rewrite: Rewrite | None) -> Sandbox:
         try:
             await sandbox.prepare(start, rewrite=rewrite)
         except BaseException:
@@ -142,7 +144,7 @@ class SandboxPool:
                 break
         await self.slots.acquire()
 
-    async def release(self, sandbox: DockerSandbox) -> None:
+    async def release(self, sandbox: Sandbox) -> None:
         if sandbox not in self.live:
             return
         self.live.discard(sandbox)
@@ -151,7 +153,7 @@ class SandboxPool:
         finally:
             self.slots.release()
 
-    def release_in_background(self, sandbox: DockerSandbox) -> None:
+    def release_in_background(self, sandbox: Sandbox) -> None:
         """`release` in the background: its attempt goes on to verification while the engine
         removes the container (seconds under load); the slot frees once it is gone."""
         background(self.release(sandbox), self.removing)

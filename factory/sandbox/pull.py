@@ -1,5 +1,8 @@
 """Images that are not on the engine come from the registry in their name.
 
+The policy is here (one pull per image, retries, the cache bound); a pull itself and an
+image's removal are the backend's (`SandboxBackend.pull`, `remove_image`).
+
 A run pulls an image the first time one of its sandboxes needs it (`Puller.ensure`); needs
 of one image that come while it is being pulled wait on that same pull. At most
 `sandbox.pull_concurrency` pulls run at once; each is retried with backoff when the registry
@@ -24,21 +27,16 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from docker.errors import APIError
-from docker.utils import parse_repository_tag
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
 
 from factory.errors import EngineError, SandboxStartError
-from factory.sandbox import engine
+from factory.sandbox.backend import DEFAULT_BACKEND, sandbox_backend
 from factory.sandbox.config import SandboxConfig
-from factory.sandbox.images import image_exists
-from factory.sandbox.start_image import LABEL_OF
 
 log = logging.getLogger(__name__)
 # what a registry says when it will not serve an image at all: retrying cannot help
 PERMANENT = ("manifest unknown", "not found", "unauthorized", "denied", "invalid reference", "no such host",
              "repository does not exist", "pull access denied")
-REPORT_EVERY_SECONDS = 10.0
 
 
 class ImageUnavailable(SandboxStartError):
@@ -75,7 +73,9 @@ class Puller:
     """The pulls of one run (see the module's doc)."""
 
     def __init__(self, *, concurrency: int = 2, attempts: int = 6, backoff_seconds: float = 2.0,
-                 cache_bytes: int | None = None, note: Callable[[str], None] | None = None):
+                 cache_bytes: int | None = None, note: Callable[[str], None] | None = None,
+                 backend: str = DEFAULT_BACKEND):
+        self.backend = sandbox_backend(backend)
         self.slots = asyncio.Semaphore(concurrency)
         self.attempts = attempts
         self.backoff = backoff_seconds
@@ -87,7 +87,8 @@ class Puller:
     @classmethod
     def of(cls, config: SandboxConfig, note: Callable[[str], None] | None = None) -> Puller:
         cache = None if config.image_cache_gb is None else int(config.image_cache_gb * 1e9)
-        return cls(concurrency=config.pull_concurrency, attempts=config.pull_attempts, cache_bytes=cache, note=note)
+        return cls(concurrency=config.pull_concurrency, attempts=config.pull_attempts, cache_bytes=cache, note=note,
+                   backend=config.backend)
 
     async def ensure(self, image: str) -> None:
         """Return once `image` is on the engine; pull it if not (see the module's doc)."""
@@ -97,7 +98,7 @@ class Puller:
         await asyncio.shield(pull)  # one waiter cancelled never cancels the pull the others wait on
 
     async def _fetch(self, image: str) -> None:
-        if await engine.call(image_exists, image):
+        if await asyncio.to_thread(self.backend.image_exists, image):
             return
         async with self.slots:
             started = time.monotonic()
@@ -112,7 +113,7 @@ class Puller:
                     reraise=True,
                 ):
                     with attempt:
-                        size = await engine.call(self._pull_once, image)
+                        size = await self.backend.pull(image, self.note)
             except PullFailed as exc:
                 tries = "" if not exc.transient else f" after {self.attempts} tries"
                 raise ImageUnavailable(f"image {image} is not on this engine and could not be pulled{tries}: {exc}; "
@@ -120,31 +121,6 @@ class Puller:
             self.note(f"pulled {image} ({size / 1e9:.2f} GB, {time.monotonic() - started:.0f} s)")
             self.pulled[image] = Pulled(image, size, time.time())
         await self._trim()
-
-    def _pull_once(self, image: str) -> int:
-        """One pull through the engine, reporting progress now and then; the image's size."""
-        repository, tag = parse_repository_tag(image)
-        api = engine.client().api
-        layers: dict[str, tuple[int, int]] = {}  # layer id: (bytes done, bytes in all)
-        reported = time.monotonic()
-        try:
-            for event in api.pull(repository, tag=tag or "latest", stream=True, decode=True):
-                if "error" in event:
-                    message = event.get("error") or str(event.get("errorDetail"))
-                    raise PullFailed(message, is_transient(message))
-                detail = event.get("progressDetail") or {}
-                if event.get("id") and detail.get("total"):
-                    layers[event["id"]] = (detail.get("current", 0), detail["total"])
-                if time.monotonic() - reported > REPORT_EVERY_SECONDS and layers:
-                    reported = time.monotonic()
-                    done, total = (sum(x) for x in zip(*layers.values(), strict=True))
-                    self.note(f"pulling {image}: {done / 1e6:.0f} of {total / 1e6:.0f} MB")
-            return int(engine.client().images.get(image).attrs.get("Size") or 0)
-        except APIError as exc:
-            message = str(exc.explanation or exc)
-            raise PullFailed(message, is_transient(message) or (exc.status_code or 0) >= 500) from None
-        except OSError as exc:  # the connection to the engine, or the engine's to the registry, dropped
-            raise PullFailed(f"{type(exc).__name__}: {exc}", transient=True) from None
 
     async def done_with(self, image: str) -> None:
         """No remaining task of the run needs `image`: it may go when the cache is over its bound."""
@@ -161,23 +137,10 @@ class Puller:
             if not entry.done:
                 continue
             try:
-                await _remove(entry.image)
+                await self.backend.remove_image(entry.image)
             except EngineError as exc:  # a container uses it, or the engine stumbled: it stays
                 log.info("image %s stays: %s", entry.image, exc)
                 continue
             del self.pulled[entry.image]
             self.pulls.pop(entry.image, None)  # needed again after all: pulled again
             self.note(f"removed {entry.image} (image_cache_gb)")
-
-
-async def _remove(image: str) -> None:
-    """Remove a pulled image's name. When it is the image's last name, the start images made of
-    it go first (its children, which would keep its layers on disk); one that a container uses
-    stays, and so then does the image. Under another name the image stays, and so do they."""
-    client = engine.client()
-    found = await engine.call(client.images.get, image)
-    if len(found.tags) <= 1:
-        for made in await engine.call(client.images.list, filters={"label": f"{LABEL_OF}={found.id}"}):
-            await engine.call(client.images.remove, made.id)
-    await engine.call(client.images.remove, image)
-

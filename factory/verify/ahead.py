@@ -21,8 +21,8 @@ from collections import Counter, defaultdict
 from collections.abc import Awaitable, Callable
 
 from factory.errors import SandboxError
+from factory.protocols import Sandbox
 from factory.records import Task
-from factory.sandbox.docker import DockerSandbox
 from factory.sandbox.pool import background
 
 AT_ONCE = 2
@@ -30,10 +30,10 @@ log = logging.getLogger(__name__)
 
 
 class Ahead:
-    def __init__(self, start: Callable[[Task], Awaitable[DockerSandbox]], limit: int):
+    def __init__(self, start: Callable[[Task], Awaitable[Sandbox]], limit: int):
         self._start = start
         self.limit = limit
-        self._waiting: dict[str, list[asyncio.Task[DockerSandbox]]] = defaultdict(list)
+        self._waiting: dict[str, list[asyncio.Task[Sandbox]]] = defaultdict(list)
         self._expected: Counter[str] = Counter()
         """Verifications to come, per task: attempts sampling now."""
         self._gate = asyncio.Semaphore(AT_ONCE)
@@ -51,7 +51,7 @@ class Ahead:
         while len(self._waiting[key]) > self._expected[key]:
             self._drop(self._waiting[key].pop())
 
-    async def take(self, task: Task) -> DockerSandbox | None:
+    async def take(self, task: Task) -> Sandbox | None:
         """A container started for `task`'s verification (the first ready, else the first still
         starting), or None when there is none or it could not start."""
         key = task.instance_id
@@ -75,11 +75,11 @@ class Ahead:
         self._waiting.clear()
         await asyncio.gather(*self._leaving, return_exceptions=True)
 
-    async def _started(self, task: Task) -> DockerSandbox:
+    async def _started(self, task: Task) -> Sandbox:
         async with self._gate:
             return await self._start(task)
 
-    def _drop(self, job: asyncio.Task[DockerSandbox]) -> None:
+    def _drop(self, job: asyncio.Task[Sandbox]) -> None:
         """Cancel a container on its way, or remove it if it is there (in the background)."""
         async def leave() -> None:
             job.cancel()

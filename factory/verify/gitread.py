@@ -22,7 +22,7 @@ import shlex
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from factory.sandbox.docker import DockerSandbox
+from factory.protocols import Sandbox
 from factory.sandbox.git import GIT
 from factory.verify import sections
 from factory.verify.policy import Change
@@ -231,7 +231,7 @@ def read_printed_listing(printed: str) -> Listing:
     return parse_listing(base64.b64decode("".join(printed.split())))
 
 
-async def probe_interpreter(sandbox: DockerSandbox, test_cmd: str | None) -> Interpreter | None:
+async def probe_interpreter(sandbox: Sandbox, test_cmd: str | None) -> Interpreter | None:
     result = await sandbox.exec(probe_command(test_cmd), timeout=120, user="root")
     try:
         return parse_probe(result.output) if result.exit_code == 0 else None

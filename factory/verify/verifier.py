@@ -32,9 +32,10 @@ from dataclasses import dataclass, field
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
 
 from factory.errors import SandboxCrashed, SandboxError, VerifyError
+from factory.protocols import Sandbox
 from factory.records import Check, FlagKind, Reason, StartState, Task, Verdict, VerdictFlag
+from factory.sandbox.backend import DIFF_LIMIT, sandbox_backend
 from factory.sandbox.config import SandboxConfig
-from factory.sandbox.docker import DIFF_LIMIT, DockerSandbox
 from factory.sandbox.printed import print_listed, printed_files
 from factory.sandbox.pull import ImageUnavailable, Puller
 from factory.verify import gitread, sections
@@ -110,6 +111,7 @@ class DockerVerifier:
         # user is made and the repo is not handed over to one
         self.sandbox_config = (sandbox or SandboxConfig()).model_copy(update={"network": "none", "user": "root"})
         self.run_id = run_id
+        self.backend = sandbox_backend(self.sandbox_config.backend)
         self.puller = puller or Puller.of(self.sandbox_config)  # a task's image may have to come from its registry
         self._interpreters: dict[tuple[str, str | None], gitread.Interpreter] = {}
         """What each image's test interpreter imports (image, test_cmd): asked once, in its first verification."""
@@ -230,7 +232,7 @@ class DockerVerifier:
             self._frameworks[kind] = FRAMEWORKS.get(kind)()
         return self._frameworks[kind]
 
-    async def _at_start(self, task: Task, patch: str) -> tuple[DockerSandbox, gitread.Listing]:
+    async def _at_start(self, task: Task, patch: str) -> tuple[Sandbox, gitread.Listing]:
         """A container at the start state, and git's listing of the patch in it: the one started
         ahead for it (`Ahead`) while that still answers, else a new one."""
         ahead = await self.ahead.take(task)
@@ -247,11 +249,11 @@ class DockerVerifier:
             await sandbox.close()
             raise
 
-    async def _started(self, task: Task) -> DockerSandbox:
+    async def _started(self, task: Task) -> Sandbox:
         """A fresh container at the task's start state with the hidden tests in place (nothing is
         hidden at verification) and its test patch uploaded: where every verification of the task
         begins, before its patch (`Ahead` starts them while the attempt samples)."""
-        sandbox = await DockerSandbox.create(
+        sandbox = await self.backend.create(
             task.image, self.sandbox_config, workdir=task.workdir, run_id=self.run_id,
             attempt_id=f"verify-{task.instance_id}"[:60], memory=self.config.memory, wait=False,
         )
@@ -263,7 +265,7 @@ class DockerVerifier:
             raise
         return sandbox
 
-    async def _listing(self, sandbox: DockerSandbox, patch: str) -> gitread.Listing:
+    async def _listing(self, sandbox: Sandbox, patch: str) -> gitread.Listing:
         """git's listing of the patch against the start state: one upload, one exec."""
         if not patch.strip():
             return gitread.Listing()
@@ -294,7 +296,7 @@ class DockerVerifier:
         """Remove the containers started ahead and not used."""
         await self.ahead.close()
 
-    async def _judge(self, sandbox: DockerSandbox, task: Task, listing: gitread.Listing, flags: list[VerdictFlag]) -> Decision | Verdict:
+    async def _judge(self, sandbox: Sandbox, task: Task, listing: gitread.Listing, flags: list[VerdictFlag]) -> Decision | Verdict:
         """The policy's judgement of what git reads in the patch; a Verdict when git cannot read it or it is refused."""
         if listing.error:
             return Verdict(resolved=False, reason=Reason.patch_failed, flags=flags,
@@ -305,7 +307,7 @@ class DockerVerifier:
                            flags=[*decision.flags, *flags])
         return decision
 
-    async def _apply(self, sandbox: DockerSandbox, task: Task, patch: str, listing: gitread.Listing, decision: Decision,
+    async def _apply(self, sandbox: Sandbox, task: Task, patch: str, listing: gitread.Listing, decision: Decision,
                      touched: list[str]) -> Verdict | Applied:
         """In one exec: the agent patch applied as judged (the very bytes git listed, the sections the
         policy left out left out by git, named in files), the manifests its language's rules judge read
@@ -350,7 +352,7 @@ class DockerVerifier:
                 flags.append(VerdictFlag(kind=FlagKind.dropped_packaging_configuration, detail=judgement.why))
         return Applied(result.output, restored, flags)
 
-    async def _facts(self, sandbox: DockerSandbox, task: Task, listing: gitread.Listing) -> RepoFacts:
+    async def _facts(self, sandbox: Sandbox, task: Task, listing: gitread.Listing) -> RepoFacts:
         key = (task.image, task.test_cmd)
         interpreter = self._interpreters.get(key)
         # what the interpreter imports matters to Python code alone; another language's image may have none

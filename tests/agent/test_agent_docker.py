@@ -11,7 +11,7 @@ import pytest
 from factory.agent import editor_calls, run_agent
 from factory.config import AgentConfig, SandboxConfig
 from factory.records import Exit, Reason, Task
-from factory.sandbox import DockerSandbox
+from factory.sandbox.docker import DockerSandbox
 from factory.teachers.scripted import ScriptedConfig, ScriptedProfile, ScriptedTeacher
 from factory.verify.verifier import DockerVerifier
 from tests.teachers.fake_api import anthropic_message, openai_completion

@@ -16,8 +16,7 @@ import pytest
 
 from factory.config import SandboxConfig
 from factory.records import StartState, Task
-from factory.sandbox import engine
-from factory.sandbox.docker import DockerSandbox
+from factory.sandbox.docker import DockerSandbox, engine
 from factory.verify import DockerVerifier
 from tests.conftest import BASE_IMAGE
 from tests.sandbox.held_engine import HeldEngine

@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 import docker
 import pytest
 
-from factory.sandbox import engine
+from factory.sandbox.docker import engine
 from tests.conftest import BASE_IMAGE, dead_owner_labels
 
 pytestmark = pytest.mark.docker
@@ -100,7 +100,7 @@ def test_reap_run_spares_a_live_process_of_the_same_run(docker_client, new_run_i
     script = (
         "import asyncio, sys\n"
         "from factory.config import SandboxConfig\n"
-        "from factory.sandbox import DockerSandbox\n"
+        "from factory.sandbox.docker import DockerSandbox\n"
         "async def main():\n"
         f"    sb = await DockerSandbox.create({BASE_IMAGE!r}, SandboxConfig(), workdir='/', run_id={run_id!r})\n"
         "    print(sb.container.id, flush=True)\n"

@@ -11,7 +11,7 @@ import pytest
 from factory.config import SandboxConfig
 from factory.errors import SandboxCrashed
 from factory.records import StartState
-from factory.sandbox import DockerSandbox, engine
+from factory.sandbox.docker import DockerSandbox, engine
 from tests.conftest import BASE_IMAGE, dead_owner_labels
 
 pytestmark = pytest.mark.docker
@@ -229,7 +229,7 @@ def test_a_resumed_run_reaps_the_orphans_of_its_crashed_process(docker_client):
     script = (
         "import asyncio, os\n"
         "from factory.config import SandboxConfig\n"
-        "from factory.sandbox import DockerSandbox\n"
+        "from factory.sandbox.docker import DockerSandbox\n"
         "async def main():\n"
         f"    await DockerSandbox.create('{BASE_IMAGE}', SandboxConfig(), workdir='/', run_id='crashy')\n"
         "    os._exit(9)  # crash without closing\n"

@@ -17,7 +17,7 @@ from pathlib import Path
 import docker
 import pytest
 
-from factory.sandbox import engine
+from factory.sandbox.docker import engine
 
 UPGRADE = (b"HTTP/1.1 101 UPGRADED\r\nContent-Type: application/vnd.docker.raw-stream\r\n"
            b"Connection: Upgrade\r\nUpgrade: tcp\r\n\r\n")

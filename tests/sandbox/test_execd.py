@@ -1,4 +1,4 @@
-"""The command server (`factory.sandbox.execd`) against the real engine: a command costs no engine
+"""The command server (`factory.sandbox.docker.execd`) against the real engine: a command costs no engine
 call, keeps every limit of a per-call exec, cannot be ended or rewritten by its own output, and a
 dead container is still told apart (killed from outside: tests/sandbox/test_docker_sandbox.py)."""
 
@@ -13,7 +13,7 @@ from factory.agent.tools import run_bash
 from factory.config import SandboxConfig
 from factory.errors import SandboxCrashed, SandboxError
 from factory.records import StartState
-from factory.sandbox import DockerSandbox, engine
+from factory.sandbox.docker import DockerSandbox, engine
 from tests.conftest import BASE_IMAGE
 
 pytestmark = pytest.mark.docker

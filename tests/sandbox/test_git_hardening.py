@@ -14,7 +14,7 @@ import pytest
 
 from factory.config import SandboxConfig
 from factory.records import StartState
-from factory.sandbox import DockerSandbox
+from factory.sandbox.docker import DockerSandbox
 from factory.sandbox.git import FACTORY_DIR, GIT, GIT_DIR
 from tests.conftest import BASE_IMAGE
 

@@ -9,7 +9,7 @@ import pytest
 
 from factory.config import SandboxConfig
 from factory.records import StartState
-from factory.sandbox import engine
+from factory.sandbox.docker import engine
 from factory.sandbox.pool import SandboxPool
 from tests.conftest import BASE_IMAGE
 

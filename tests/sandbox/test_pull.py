@@ -16,9 +16,9 @@ from factory.progress import QuietProgress
 from factory.run import run_pipeline
 from factory.sandbox.config import SandboxConfig
 from factory.sandbox.docker import DockerSandbox
+from factory.sandbox.docker.start_image import LABEL_OF
 from factory.sandbox.images import ensure_images
 from factory.sandbox.pull import ImageUnavailable, Puller, is_transient
-from factory.sandbox.start_image import LABEL_OF
 from factory.tasks import load_tasks
 from factory.tasks.config import TasksConfig
 from tests.conftest import BASE_IMAGE

@@ -14,7 +14,7 @@ import pytest
 from factory.config import SandboxConfig
 from factory.errors import EngineError, EngineGone, SandboxCrashed
 from factory.records import StartState
-from factory.sandbox import DockerSandbox, engine
+from factory.sandbox.docker import DockerSandbox, engine
 from tests.swesmith_layout import ensure_image
 
 pytestmark = pytest.mark.docker

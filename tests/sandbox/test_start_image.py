@@ -11,12 +11,11 @@ from pathlib import Path
 import pytest
 
 from factory.records import StartState
-from factory.sandbox import engine
 from factory.sandbox.config import SandboxConfig
-from factory.sandbox.docker import DockerSandbox
+from factory.sandbox.docker import DockerSandbox, engine
+from factory.sandbox.docker.start_image import IMAGE_GIT, LABEL_OF, PREFIX, REPO_GIT
 from factory.sandbox.git import ATTRIBUTES, GIT_DIR
 from factory.sandbox.images import ensure_images
-from factory.sandbox.start_image import IMAGE_GIT, LABEL_OF, PREFIX, REPO_GIT
 from factory.tasks import load_tasks
 from factory.tasks.config import TasksConfig
 from tests.conftest import BASE_IMAGE

@@ -16,7 +16,7 @@ import pytest
 
 from factory.config import VerifierConfig
 from factory.records import Task, TestStatus
-from factory.sandbox import engine
+from factory.sandbox.docker import engine
 from factory.sandbox.images import ensure_images, image_settings
 from factory.tasks import load_taskset
 from factory.tasks.validate import validate

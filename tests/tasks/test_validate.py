@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from factory.config import SandboxConfig
-from factory.sandbox import DockerSandbox
+from factory.sandbox.docker import DockerSandbox
 from factory.sandbox.images import ensure_images
 from factory.tasks import load_taskset
 from factory.tasks.validate import read_results, results_path

@@ -14,7 +14,7 @@ from factory.agent import run_agent
 from factory.agent.toolchain import REPORT_DIR, agent_test_command
 from factory.config import AgentConfig, SandboxConfig, VerifierConfig
 from factory.records import Exit, Task
-from factory.sandbox import DockerSandbox
+from factory.sandbox.docker import DockerSandbox
 from factory.sandbox.images import ensure_images
 from factory.tasks import load_taskset
 from factory.teachers.playbook import Outcome

@@ -11,7 +11,8 @@ import pytest
 
 from factory.config import VerifierConfig
 from factory.records import StartState, Task
-from factory.sandbox.images import RepoImage, build_image, image_exists
+from factory.sandbox.docker.images import build_image, image_exists
+from factory.sandbox.images import RepoImage
 from factory.tasks.patches import reverse_patch
 from factory.verify.verifier import DockerVerifier
 

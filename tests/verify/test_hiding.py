@@ -12,8 +12,8 @@ from __future__ import annotations
 import pytest
 
 from factory.records import TestSpec
-from factory.sandbox import engine
-from factory.sandbox.images import image_exists
+from factory.sandbox.docker import engine
+from factory.sandbox.docker.images import image_exists
 from factory.verify.frameworks import FRAMEWORKS, TEST_UID
 from factory.verify.frameworks.pytest import PytestFramework
 from factory.verify.verifier import DockerVerifier

@@ -21,7 +21,7 @@ from factory.errors import VerifyError
 from factory.progress import QuietProgress
 from factory.run import load_run_tasks
 from factory.runs import RunStore
-from factory.sandbox import engine
+from factory.sandbox.docker import engine
 from factory.sandbox.pool import SandboxPool
 from factory.scheduler import VERIFY_ERROR, Scheduler
 from factory.teachers import build_teacher

@@ -17,8 +17,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Protocol
 
+from factory.protocols import Sandbox
 from factory.records import Task, Verdict, VerdictFlag
-from factory.sandbox.docker import DockerSandbox
 
 TRUSTED = "/opt/factory-verify"
 """The framework's own programs in the container: root's, readable by all."""
@@ -33,7 +33,7 @@ class Trial:
     """A container at the start state with the agent's kept sections and the hidden tests in
     place, handed to the framework to run and judge."""
 
-    sandbox: DockerSandbox
+    sandbox: Sandbox
     task: Task
     touched: list[str]
     """Paths the applied sections change."""

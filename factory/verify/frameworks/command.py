@@ -38,7 +38,7 @@ from factory.records import (
     Verdict,
     VerdictFlag,
 )
-from factory.sandbox.docker import DIFF_LIMIT
+from factory.sandbox.backend import DIFF_LIMIT
 from factory.sandbox.printed import print_files, printed_files
 from factory.verify import results
 from factory.verify.frameworks.base import PRIVATE, TEST_UID, Trial

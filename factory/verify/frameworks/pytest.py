@@ -18,7 +18,7 @@ from importlib import resources
 
 from factory.errors import SandboxError
 from factory.records import Task, Verdict
-from factory.sandbox.docker import DIFF_LIMIT
+from factory.sandbox.backend import DIFF_LIMIT
 from factory.sandbox.printed import print_files, printed_files
 from factory.verify import classes
 from factory.verify.controls import ControlPlan, hidden_files, plan_controls
@@ -96,7 +96,7 @@ class PytestFramework:
         """Python files and git object stores of the image outside the repo: the same in every
         container of the image (a patch changes only the repo), so found once per image."""
         sandbox, task = trial.sandbox, trial.task
-        key = str(sandbox.container.attrs.get("Image") or task.image)
+        key = sandbox.image_id or task.image
         if key not in self._outside:
             listed = await sandbox.exec(outside_command(task.workdir), timeout=600, user="root")
             if listed.exit_code != 0:

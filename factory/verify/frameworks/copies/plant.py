@@ -15,7 +15,7 @@ import shlex
 from dataclasses import replace
 
 from factory.records import FlagKind, Task, TestStatus, VerdictFlag
-from factory.sandbox.docker import Rewrite
+from factory.sandbox.backend import Rewrite
 from factory.sandbox.git import GIT
 from factory.sandbox.printed import print_files, print_listed, printed_files
 from factory.verify import results

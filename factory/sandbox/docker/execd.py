@@ -41,7 +41,7 @@ import re
 import socket
 import struct
 
-from factory.sandbox import engine
+from factory.sandbox.docker import engine
 from factory.sandbox.output import OutputBuffer
 
 READY = "/run/factory-start"

@@ -22,8 +22,7 @@ import shlex
 import tarfile
 import time
 import uuid
-from collections.abc import Callable, Generator, Mapping
-from dataclasses import dataclass
+from collections.abc import Generator, Mapping
 from pathlib import PurePosixPath
 
 from docker.models.containers import Container
@@ -31,9 +30,19 @@ from docker.models.containers import Container
 from factory.errors import EngineError, EngineGone, SandboxCrashed, SandboxError, SandboxStartError
 from factory.protocols import ExecResult
 from factory.records import StartState
-from factory.sandbox import engine
+from factory.sandbox.backend import DIFF_LIMIT, Rewrite
 from factory.sandbox.config import SandboxConfig
-from factory.sandbox.execd import READY, Closed, Execd, Garbled
+from factory.sandbox.docker import engine
+from factory.sandbox.docker.execd import READY, Closed, Execd, Garbled
+from factory.sandbox.docker.start_image import (
+    ENSURE_USER,
+    IMAGE_GIT,
+    PREFIX,
+    REPO_GIT,
+    STALE_ARTIFACTS,
+    owned_by,
+    start_image,
+)
 from factory.sandbox.git import (
     COMMIT,
     FACTORY_DIR,
@@ -45,15 +54,6 @@ from factory.sandbox.git import (
     init_git_dir,
 )
 from factory.sandbox.output import OutputBuffer
-from factory.sandbox.start_image import (
-    ENSURE_USER,
-    IMAGE_GIT,
-    PREFIX,
-    REPO_GIT,
-    STALE_ARTIFACTS,
-    owned_by,
-    start_image,
-)
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +63,6 @@ CAPABILITIES = ["CHOWN", "DAC_OVERRIDE", "FOWNER", "KILL", "SETUID", "SETGID"]
 ENVIRONMENT = {"PYTHONDONTWRITEBYTECODE": "1"}
 START_PATCH = "/tmp/factory-start.patch"
 THEN = "factory-start-state-reached"
-DIFF_LIMIT = 256 * 2**20  # a diff is never cut: past this the attempt's diff is an error
 TIMEOUT_EXIT = 124  # coreutils `timeout`
 PUT_SECONDS = 600  # an upload through the command server: a stuck one is dropped for the engine's
 KILLED_EXIT = 137
@@ -81,18 +80,9 @@ exec sleep "$2"
 WAIT_READY = f"i=0; while [ ! -s {READY} ] && [ $i -lt 6000 ]; do sleep 0.01; i=$((i + 1)); done; cat {READY}"
 
 
-@dataclass(frozen=True)
-class Rewrite:
-    """Files of the start state rewritten on the host before it is committed (`prepare`)."""
-
-    readback: str
-    """Root shell, in the work tree at the start state: prints what `files` reads."""
-    files: Callable[[str], dict[str, str]]
-    """What `readback` printed -> path (relative to the work tree) -> its new text."""
-
-
 class DockerSandbox:
-    """An async sandbox over one container. Create with `await DockerSandbox.create(...)`."""
+    """An async sandbox over one container (`factory.protocols.Sandbox`). Create with
+    `await DockerSandbox.create(...)`."""
 
     def __init__(self, container: Container, config: SandboxConfig, workdir: str):
         self.container = container
@@ -102,12 +92,16 @@ class DockerSandbox:
         self.user, self.uid, self.gid, self.keepalive_pid = "root", 0, 0, "0"
         self.waiting = False  # the start script may still be running: `prepare` waits for it first
         self._exec_lock = asyncio.Lock()  # one command at a time: leftovers are killed after each
-        self.execd: Execd | None = None  # the command server (`factory.sandbox.execd`), once started
+        self.execd: Execd | None = None  # the command server (`factory.sandbox.docker.execd`), once started
         self.per_call = False  # no server on this image or transport: one exec per command
         self.started_at = time.time()
         self.closed = False
         self.start_commit: str | None = None  # set by `prepare`
-        self.on_start_image = False  # started from a start image (`factory.sandbox.start_image`)
+        self.on_start_image = False  # started from a start image (`factory.sandbox.docker.start_image`)
+
+    @property
+    def image_id(self) -> str:
+        return str(self.container.attrs.get("Image") or "")
 
     # ------------------------------------------------------------------ lifecycle
 

@@ -36,7 +36,7 @@ import logging
 import shlex
 
 from factory.errors import EngineError, SandboxError
-from factory.sandbox import engine
+from factory.sandbox.docker import engine
 from factory.sandbox.git import FACTORY_DIR, git, init_git_dir, stage
 
 log = logging.getLogger(__name__)

@@ -1,0 +1,57 @@
+"""The Docker backend: sandboxes are containers of a Docker engine, talked to through docker-py.
+
+    sandbox.py      DockerSandbox: one container, its start script, exec, files, diff, crashes
+    execd.py        the command server inside it (commands without an engine call each)
+    start_image.py  start images: the clean repo of an image, prepared once
+    images.py       image presence, offline builds, pulls and their removal
+    engine.py       the client, its thread pool, labels, cleanup by label
+
+Only this package imports docker-py; the core reaches it through `factory.sandbox.backend`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from factory.sandbox.config import SandboxConfig
+from factory.sandbox.docker import engine, images
+from factory.sandbox.docker.sandbox import DockerSandbox
+from factory.sandbox.images import RepoImage
+
+__all__ = ["BACKEND", "DockerBackend", "DockerSandbox"]
+
+
+class DockerBackend:
+    """`factory.protocols.SandboxBackend` on the Docker engine of DOCKER_HOST (or this machine's)."""
+
+    name = "docker"
+
+    async def create(self, image: str, config: SandboxConfig, *, workdir: str = "/testbed", run_id: str = "adhoc",
+                     attempt_id: str | None = None, network: str | None = None, memory: str | None = None,
+                     wait: bool = True) -> DockerSandbox:
+        return await DockerSandbox.create(image, config, workdir=workdir, run_id=run_id, attempt_id=attempt_id,
+                                          network=network, memory=memory, wait=wait)
+
+    def image_exists(self, image: str) -> bool:
+        return images.image_exists(image)
+
+    def build_image(self, plan: RepoImage, base: str, *, root_only: bool = False) -> None:
+        images.build_image(plan, base, root_only=root_only)
+
+    async def pull(self, image: str, note: Callable[[str], None]) -> int:
+        return await engine.call(images.pull_once, image, note)
+
+    async def remove_image(self, image: str) -> None:
+        await images.remove_pulled(image)
+
+    def remove_containers(self, *, run_id: str | None = None, everything: bool = False) -> int:
+        return engine.remove_containers(run_id=run_id, everything=everything)
+
+    def reap_run(self, run_id: str) -> int:
+        return engine.reap_run(run_id)
+
+    async def remove_left(self, run_id: str) -> int:
+        return await engine.remove_left(run_id)
+
+
+BACKEND = DockerBackend()
