@@ -3,20 +3,32 @@
 # debootstrap from this machine's configured Debian mirror, then `docker import`.
 # Skipped when the image exists. Where a registry is reachable, scripts/python311.Dockerfile
 # builds the same image with `docker build` (set FACTORY_BASE_FROM_REGISTRY=1).
+# FACTORY_ENGINE=podman (scripts/engine.sh) builds it into rootless Podman's store instead:
+# copied from Docker's store where Docker holds it (`docker save | podman load`), else the same
+# debootstrap root filesystem, `podman import`ed.
 set -euo pipefail
+. "$(dirname "$0")/engine.sh"
 
 IMAGE="${1:-factory/python:3.11}"
 SUITE="${FACTORY_DEBIAN_SUITE:-bookworm}"   # bookworm ships Python 3.11
 PACKAGES="python3,python3-pytest,python-is-python3,git,patch,bash,coreutils,ca-certificates,procps,passwd"
 fail() { echo "make images: $*" >&2; exit 2; }
 
-if docker image inspect "$IMAGE" >/dev/null 2>&1; then
+if engine image inspect "$IMAGE" >/dev/null 2>&1; then
   echo "images: $IMAGE already present"
   exit 0
 fi
 
+if [ "$FACTORY_ENGINE" = podman ] && command -v docker >/dev/null && docker image inspect "$IMAGE" >/dev/null 2>&1; then
+  echo "images: copying $IMAGE from Docker's store into rootless Podman's"
+  docker save "$IMAGE" | engine load -q >/dev/null || fail "docker save | podman load of $IMAGE failed"
+  engine run --rm --network none "$IMAGE" python -m pytest --version
+  echo "images: $IMAGE loaded"
+  exit 0
+fi
+
 if [ "${FACTORY_BASE_FROM_REGISTRY:-0}" = 1 ]; then
-  exec docker build -t "$IMAGE" -f "$(dirname "$0")/python311.Dockerfile" "$(dirname "$0")"
+  exec engine build -t "$IMAGE" -f "$(dirname "$0")/python311.Dockerfile" "$(dirname "$0")"
 fi
 
 # The first Debian mirror this machine's apt is configured with (deb822 or one-line form).
@@ -48,11 +60,11 @@ rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/* \
        "$rootfs"/usr/share/doc/* "$rootfs"/usr/share/man/* "$rootfs"/usr/share/locale/*
 
 echo "images: importing $IMAGE"
-tar -C "$rootfs" -c . | docker import \
+tar -C "$rootfs" -c . | engine import \
   --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
   --change 'ENV LANG=C.UTF-8' \
   --change 'ENV PYTHONDONTWRITEBYTECODE=1' \
   --change 'CMD ["/bin/bash"]' \
   - "$IMAGE" >/dev/null
-docker run --rm --network none "$IMAGE" python -m pytest --version
+engine run --rm --network none "$IMAGE" python -m pytest --version
 echo "images: $IMAGE built"

@@ -2,13 +2,15 @@
 # build-lang-image.sh LANG [IMAGE]: a language's toolchain image, made without any registry: the
 # python base image (scripts/build-base-image.sh) plus that language's Debian packages, installed
 # by apt in a container and committed. The base layers are shared with every other factory image,
-# so each language adds only its toolchain. Skipped when the image exists.
+# so each language adds only its toolchain. Skipped when the image exists. FACTORY_ENGINE=podman
+# builds into rootless Podman's store (scripts/engine.sh), from the base image in that store.
 #
 #   go    factory/go:1     golang-go (go test -json)
 #   node  factory/node:1   nodejs + Debian's mocha (mocha --reporter json)
 #   java  factory/java:1   openjdk-17-jdk-headless + junit5 (the console launcher writes JUnit XML)
 #   rust  factory/rust:1   rustc + cargo (no crates: the repos have no dependencies)
 set -euo pipefail
+. "$(dirname "$0")/engine.sh"
 
 lang=${1:?usage: build-lang-image.sh go|node|java|rust [IMAGE]}
 BASE="${FACTORY_BASE_IMAGE:-factory/python:3.11}"
@@ -38,11 +40,17 @@ case "$lang" in
 esac
 IMAGE="${2:-factory/$lang:1}"
 
-if docker image inspect "$IMAGE" >/dev/null 2>&1; then
+if engine image inspect "$IMAGE" >/dev/null 2>&1; then
   echo "lang-images: $IMAGE already present"
   exit 0
 fi
-docker image inspect "$BASE" >/dev/null 2>&1 || fail "base image $BASE is missing: run make images first"
+if [ "$FACTORY_ENGINE" = podman ] && command -v docker >/dev/null && docker image inspect "$IMAGE" >/dev/null 2>&1; then
+  echo "lang-images: copying $IMAGE from Docker's store into rootless Podman's"
+  docker save "$IMAGE" | engine load -q >/dev/null || fail "docker save | podman load of $IMAGE failed"
+  engine run --rm --network none "$IMAGE" bash -c "$CHECK"
+  exit 0
+fi
+engine image inspect "$BASE" >/dev/null 2>&1 || fail "base image $BASE is missing: run make images first"
 
 # Docs, man pages and translations are dead weight in a sandbox: dpkg never unpacks them.
 INSTALL="
@@ -60,13 +68,13 @@ rm -rf /var/lib/apt/lists/* /usr/sbin/policy-rc.d /var/log/apt /var/log/dpkg.log
 
 # apt reaches the machine's Debian mirror through the host's network, as debootstrap did.
 builder="factory-lang-build-$lang-$$"
-trap 'docker rm -f "$builder" >/dev/null 2>&1 || true' EXIT
+trap 'engine rm -f "$builder" >/dev/null 2>&1 || true' EXIT
 start=$(date +%s)
 echo "lang-images: installing $PACKAGES into $IMAGE (from $BASE)"
-docker run --name "$builder" --network host --label factory.build="$IMAGE" "$BASE" bash -c "$INSTALL" \
+engine run --name "$builder" --network host --label factory.build="$IMAGE" "$BASE" bash -c "$INSTALL" \
   || fail "apt-get install $PACKAGES failed"
 changes=(--change 'CMD ["/bin/bash"]' --change 'LABEL factory.build=""' --change "LABEL factory.toolchain=$lang")
 for env in "${ENV[@]}"; do changes+=(--change "$env"); done
-docker commit "${changes[@]}" "$builder" "$IMAGE" >/dev/null
-docker run --rm --network none "$IMAGE" bash -c "$CHECK"
-echo "lang-images: $IMAGE built in $(( $(date +%s) - start ))s, $(docker image inspect -f '{{.Size}}' "$IMAGE" | awk '{printf "%d MB", $1/1e6}')"
+engine commit "${changes[@]}" "$builder" "$IMAGE" >/dev/null
+engine run --rm --network none "$IMAGE" bash -c "$CHECK"
+echo "lang-images: $IMAGE built in $(( $(date +%s) - start ))s, $(engine image inspect -f '{{.Size}}' "$IMAGE" | awk '{printf "%d MB", $1/1e6}')"

@@ -1,6 +1,7 @@
 """Sandbox backends by name (`sandbox.backend`): where the containers live.
 
     docker   a Docker engine (factory/sandbox/docker/), this machine's or DOCKER_HOST's
+    podman   rootless Podman's Docker-compatible socket (factory/sandbox/podman/, `make podman`)
 
 What a backend provides is `factory.protocols.SandboxBackend` (and the `Sandbox` it makes);
 docs/sandbox.md says what each part must guarantee. The core asks this registry for a backend
@@ -43,6 +44,7 @@ def _module(name: str) -> Callable[[], SandboxBackend]:
 
 BACKENDS: Registry[Callable[[], SandboxBackend]] = Registry("sandbox backend")
 BACKENDS.add("docker", _module("factory.sandbox.docker"))
+BACKENDS.add("podman", _module("factory.sandbox.podman"))
 
 
 @functools.cache

@@ -13,7 +13,8 @@ from factory.section import Section
 class SandboxConfig(Section):
     backend: Annotated[str, AfterValidator(BACKENDS.check)] = DEFAULT_BACKEND
     """Where the containers live (`factory.sandbox.backend`): `docker`, this machine's Docker
-    engine or DOCKER_HOST's. Every other setting here holds on every backend."""
+    engine or DOCKER_HOST's; `podman`, rootless Podman run by an unprivileged user (`make podman`).
+    Every other setting here holds on every backend."""
     network: str = "none"
     """Docker network mode of agent containers; `none` keeps them offline."""
     memory: str = "2g"

@@ -25,32 +25,46 @@ class DockerBackend:
     """`factory.protocols.SandboxBackend` on the Docker engine of DOCKER_HOST (or this machine's)."""
 
     name = "docker"
+    url: str | None = None
+    """The engine's socket; None: DOCKER_HOST or the default. Another engine that speaks the
+    Docker API (factory.sandbox.podman) is this class with its own socket."""
+
+    def _engine(self) -> None:
+        engine.connect(self.url)
 
     async def create(self, image: str, config: SandboxConfig, *, workdir: str = "/testbed", run_id: str = "adhoc",
                      attempt_id: str | None = None, network: str | None = None, memory: str | None = None,
                      wait: bool = True) -> DockerSandbox:
+        self._engine()
         return await DockerSandbox.create(image, config, workdir=workdir, run_id=run_id, attempt_id=attempt_id,
                                           network=network, memory=memory, wait=wait)
 
     def image_exists(self, image: str) -> bool:
+        self._engine()
         return images.image_exists(image)
 
     def build_image(self, plan: RepoImage, base: str, *, root_only: bool = False) -> None:
+        self._engine()
         images.build_image(plan, base, root_only=root_only)
 
     async def pull(self, image: str, note: Callable[[str], None]) -> int:
+        self._engine()
         return await engine.call(images.pull_once, image, note)
 
     async def remove_image(self, image: str) -> None:
+        self._engine()
         await images.remove_pulled(image)
 
     def remove_containers(self, *, run_id: str | None = None, everything: bool = False) -> int:
+        self._engine()
         return engine.remove_containers(run_id=run_id, everything=everything)
 
     def reap_run(self, run_id: str) -> int:
+        self._engine()
         return engine.reap_run(run_id)
 
     async def remove_left(self, run_id: str) -> int:
+        self._engine()
         return await engine.remove_left(run_id)
 
 

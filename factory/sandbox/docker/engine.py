@@ -43,14 +43,30 @@ EXTRA_LABELS = "FACTORY_LABELS"
 log = logging.getLogger(__name__)
 
 
+_url: str | None = None
+"""The engine the shared client talks to (`connect`); None: DOCKER_HOST or the default socket."""
+
+
+def connect(url: str | None) -> None:
+    """Point the shared client at the engine on `url`: a backend that speaks the Docker API
+    elsewhere (rootless Podman's socket) calls this before each use. One engine at a time per
+    process: a run has one `sandbox.backend`, and its sandboxes hold no client of their own."""
+    global _url
+    if url != _url:
+        _url = url
+        client.cache_clear()
+
+
 @functools.cache
 def client() -> docker.DockerClient:
     """The shared client; a missing engine is an error that says what to do."""
     try:
-        c = docker.from_env(max_pool_size=256, timeout=120)
+        c = (docker.DockerClient(base_url=_url, max_pool_size=256, timeout=120) if _url
+             else docker.from_env(max_pool_size=256, timeout=120))
         c.ping()
     except DockerException as exc:
-        raise SandboxError(f"no Docker engine answers ({exc}); run `make docker` or set DOCKER_HOST") from exc
+        where = f"on {_url}; run `make podman`" if _url else "; run `make docker` or set DOCKER_HOST"
+        raise SandboxError(f"no engine answers ({exc}) {where}") from exc
     return c
 
 

@@ -45,7 +45,7 @@ def build_image(plan: RepoImage, base: str = BASE_IMAGE, *, root_only: bool = Fa
         if code != 0:
             raise SandboxError(f"install step for {plan.image} failed: {out.decode(errors='replace')[-1000:]}")
         repo, _, tag = plan.image.rpartition(":") if ":" in plan.image.split("/")[-1] else (plan.image, "", "latest")
-        container.commit(repository=repo, tag=tag,
+        container.commit(repository=repo, tag=tag, pause=False,
                          changes=['WORKDIR /testbed', 'CMD ["/bin/bash"]', engine.blank_labels(labels)])
     finally:
         container.remove(force=True)

@@ -169,7 +169,7 @@ async def _commit_after(image: str, command: list[str], *, tag: str | None = Non
         changes = [engine.blank_labels(labels)] + ([f'LABEL {LABEL_OF}="{of}"'] if of else [])
         # an untagged image whose making was cancelled would be nobody's: it goes (a tagged one
         # is the start image itself, whole, and the next sandbox of its image uses it)
-        committed = await engine.made(container.commit, repository=repository or None, tag=version or None,
+        committed = await engine.made(container.commit, repository=repository or None, tag=version or None, pause=False,
                                       changes=changes, undo=lambda made: tag or engine.discard_image(made))
         return committed.id
     finally:
