@@ -173,9 +173,10 @@ _SCANNER = SecretScanner.from_config()
 
 
 def command(call: ToolCall) -> str:
-    """The shell command of a tool call (`bash`'s `command`), else its arguments as sent; redacted."""
+    """The shell command of a `bash` call, else the call's arguments as sent (the editor's
+    `command` is only its verb); credentials redacted."""
     try:
-        parsed = json.loads(call.arguments)
+        parsed = json.loads(call.arguments) if call.name == "bash" else None
     except ValueError:
         parsed = None
     text = parsed["command"] if isinstance(parsed, dict) and isinstance(parsed.get("command"), str) else call.arguments
