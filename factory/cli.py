@@ -423,7 +423,7 @@ def push(
 @app.command()
 def export(
     run_: Annotated[str, typer.Argument(metavar="RUN", help=RUN_HELP)],
-    format_: Annotated[str, typer.Option("--format", help="openai (chat fine-tuning JSONL with tools) or sharegpt.")],
+    format_: Annotated[str, typer.Option("--format", help="openai (chat fine-tuning JSONL with tools), sharegpt, or rollouts (every graded attempt for RL; .parquet or JSON lines).")],
     out: Annotated[Path, typer.Option(help="The JSON-lines file to write.")],
 ) -> None:
     """Write a run's kept rows as OpenAI chat fine-tuning JSONL or ShareGPT JSON lines, each line checked."""

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from factory.errors import NothingExported, UsageError
-from factory.interchange import openai_chat, sharegpt
+from factory.interchange import openai_chat, rollouts, sharegpt
 from factory.interchange.kept import KeptRow, read_kept
 from factory.registry import Registry
 
@@ -23,15 +23,19 @@ from factory.registry import Registry
 @dataclass(frozen=True)
 class Format:
     name: str
-    to_line: Callable[[KeptRow], dict[str, Any]]
-    check_line: Callable[[Any], list[str]]
+    to_line: Callable[[KeptRow], dict[str, Any]] | None
+    check_line: Callable[[Any], list[str]] | None
     what: str
+    from_run: Callable[[Path, Path], Any] | None = None
+    """A format made from every attempt of the run (its folder, the file to write), not from the
+    kept rows; returns a summary with `format_lines()`."""
 
 
 FORMATS: Registry[Format] = Registry("export format")
 """`factory export --format`: a new format is its module (`to_line`, `check_line`) and one `add`."""
 FORMATS.add("openai", Format("openai", openai_chat.to_line, openai_chat.check_line, "OpenAI chat fine-tuning JSONL"))
 FORMATS.add("sharegpt", Format("sharegpt", sharegpt.to_line, sharegpt.check_line, "ShareGPT JSON lines (LLaMA-Factory)"))
+FORMATS.add("rollouts", Format("rollouts", None, None, "RL rollout records", from_run=rollouts.export_run))
 
 
 @dataclass
@@ -54,6 +58,9 @@ def format_named(name: str) -> Format:
 
 
 def export_rows(rows: list[KeptRow], fmt: Format, out: Path) -> ExportSummary:
+    if fmt.to_line is None or fmt.check_line is None:
+        raise UsageError(f"{fmt.name} is made from a whole run's attempts, not from rows: factory export RUN "
+                         f"--format {fmt.name}")
     summary = ExportSummary(out, fmt)
     lines = []
     for row in rows:
@@ -81,5 +88,9 @@ def export_rows(rows: list[KeptRow], fmt: Format, out: Path) -> ExportSummary:
 
 
 def export_dataset(dataset_dir: Path, format_name: str, out: Path) -> ExportSummary:
-    """The kept rows of the dataset in `dataset_dir` written to `out` in the named format."""
-    return export_rows(read_kept(dataset_dir), format_named(format_name), out)
+    """The kept rows of the dataset in `dataset_dir` written to `out` in the named format (a
+    whole-run format reads the run folder that holds `dataset_dir`)."""
+    fmt = format_named(format_name)
+    if fmt.from_run is not None:
+        return fmt.from_run(dataset_dir.parent, out)
+    return export_rows(read_kept(dataset_dir), fmt, out)
