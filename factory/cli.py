@@ -445,8 +445,8 @@ def push(
 @app.command()
 def export(
     run_: Annotated[str, typer.Argument(metavar="RUN", help=RUN_HELP)],
-    format_: Annotated[str, typer.Option("--format", help="openai (chat fine-tuning JSONL with tools), sharegpt (LLaMA-Factory), dpo (TRL preference pairs) or atif (Harbor trajectories).")],
-    out: Annotated[Path, typer.Option(help="The JSON-lines file to write; trainer files go beside it.")],
+    format_: Annotated[str, typer.Option("--format", help="openai (chat fine-tuning JSONL with tools), sharegpt (LLaMA-Factory), dpo (TRL preference pairs), atif (Harbor trajectories) or rollouts (every graded attempt for RL; .parquet or JSON lines).")],
+    out: Annotated[Path, typer.Option(help="The file to write (JSON lines; rollouts: .parquet too); trainer files go beside it.")],
     rows: Annotated[str, typer.Option(help="attempt (whole conversation), step (one row per assistant turn, trained on it) or last (trained on the final turn).")] = "attempt",
     filter_: Annotated[str | None, typer.Option("--filter", help="kept (the dataset's rows; default), resolved, failed or all graded attempts of the run.")] = None,
     thinking: Annotated[str, typer.Option(help="keep (reasoning trained), context (only on untrained turns: never in the loss) or drop.")] = "keep",

@@ -155,6 +155,32 @@ INFRA_EXITS = (Exit.sandbox_error, Exit.teacher_error)
 """Exits where infrastructure, not the model, ended the sampling: the attempt is sampled again."""
 
 
+class SampledTokens(Record):
+    """The tokens a server sampled for one turn, as it reports them (vLLM's `return_token_ids`,
+    `logprobs` with `return_tokens_as_token_ids`): what an RL trainer needs to score the turn
+    without tokenizing its text again, which can split it differently."""
+
+    completion_token_ids: list[int]
+    """The sampled ids, in order (a stop token included when the server reports it)."""
+    logprobs: list[float] | None = None
+    """The log-probability of each sampled id under the sampling policy; None when not returned."""
+    prompt_token_ids: list[int] | None = None
+    """The ids of the prompt the server rendered for this turn; None when not returned."""
+
+
+class ToolRun(Record):
+    """What running one tool call did: the agent loop measures it; the message holds the output."""
+
+    call_id: str
+    exit_code: int | None = None
+    """The shell's exit code; None for a tool that is not a shell command (the editor) or a
+    command killed at its timeout."""
+    output_bytes: int = 0
+    """UTF-8 bytes of the whole output, before the loop cut it to `output_limit` for the model."""
+    seconds: float = 0.0
+    timed_out: bool = False
+
+
 class Turn(Record):
     """Accounting for one teacher call; the message itself is in Trajectory.messages."""
 
@@ -163,6 +189,12 @@ class Turn(Record):
     """None when the model has no known price (never 0 by default)."""
     seconds: float = 0.0
     retries: int = 0
+    stop_reason: str = ""
+    """Why the model stopped this turn, as its API says it (`stop`, `tool_calls`, `length`, `end_turn`)."""
+    sampled: SampledTokens | None = None
+    """The turn's token ids and logprobs, when the teacher records them (`record_tokens`)."""
+    tool_runs: list[ToolRun] = Field(default_factory=list)
+    """The tool calls of this turn that ran, in order (none for a malformed turn or `submit`)."""
 
 
 class PossiblyBilled(Record):
@@ -353,6 +385,8 @@ class Completion(Record):
     cost_usd: float | None = None
     retries: int = 0
     seconds: float = 0.0
+    sampled: SampledTokens | None = None
+    """Token ids and logprobs as the server sampled them, when the teacher asked for them."""
 
 
 # ---------------------------------------------------------------------------- attempts

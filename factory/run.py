@@ -199,6 +199,8 @@ def build_run(
         count_tokens=hooks.count_tokens, tokenize=hooks.tokenize, render_info=hooks.info,
         plots=None if warehouse is None else _plots_from(warehouse, store.run_id),
     )
+    if warehouse is not None:  # the kept rows' exact counts, beside the estimates
+        warehouse.record_token_counts(store.run_id, summary.written.rows)
     write_atomic(store.folder / "build.json", json.dumps({
         "funnel": summary.chain.funnel(), "rows": summary.rows, "out_dir": str(summary.out_dir),
         "drops": dict(Counter(f"{d.filter}: {d.reason}" for d in summary.drops)),

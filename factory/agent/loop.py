@@ -26,10 +26,10 @@ from factory.agent.editor import Editor
 from factory.agent.harness import FACTORY, Harness
 from factory.agent.prompts import render_prompts
 from factory.agent.toolchain import shell_setup
-from factory.agent.tools import BASH, Action, MalformedCall, run_bash, truncate
+from factory.agent.tools import BASH, Action, MalformedCall, describe_result, exec_bash, truncate
 from factory.errors import SandboxCrashed, SandboxError, TeacherError
 from factory.protocols import Sandbox, Teacher
-from factory.records import Exit, Message, Task, ToolCall, Trajectory, Turn
+from factory.records import Exit, Message, Task, ToolCall, ToolRun, Trajectory, Turn
 
 log = logging.getLogger("factory.agent")
 
@@ -147,7 +147,8 @@ class _Attempt:
             for action in actions:
                 if self.harness.submits(action):
                     return Exit.submitted, None
-                output = await self._act(action)
+                output, ran = await self._act(action)
+                self.turns[-1].tool_runs.append(ran)
                 self._reply(action.call, self.harness.observation_prefix + truncate(output, self.config.output_limit))
 
     async def _ask(self) -> Message:
@@ -169,11 +170,20 @@ class _Attempt:
             return Exit.budget
         return None
 
-    async def _act(self, action: Action) -> str:
+    async def _act(self, action: Action) -> tuple[str, ToolRun]:
+        """The tool's output for the model, and what running it did (for the warehouse)."""
+        began = time.monotonic()
         if action.tool == BASH:
             cap = min(self.config.command_timeout, max(1.0, self.deadline - time.monotonic()))
-            return await run_bash(self.sandbox, action.args, cap, setup=self.shell_setup)
-        return await self.editor.run(action.args)
+            result, timeout = await exec_bash(self.sandbox, action.args, cap, setup=self.shell_setup)
+            output = describe_result(result, timeout)
+            # the whole output's size: the sandbox cut what it did not keep
+            ran = ToolRun(call_id=action.call.id, exit_code=result.exit_code, timed_out=result.timed_out,
+                          output_bytes=len(result.output.encode()) + result.truncated_bytes)
+        else:
+            output = await self.editor.run(action.args)
+            ran = ToolRun(call_id=action.call.id, output_bytes=len(output.encode()))
+        return output, ran.model_copy(update={"seconds": time.monotonic() - began})
 
     def _reply(self, call: ToolCall, content: str) -> None:
         self.messages.append(

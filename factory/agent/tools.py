@@ -172,14 +172,20 @@ def truncate(text: str, limit: int) -> str:
     return f"{text[:head]}\n[... {cut} characters cut: output over {limit} characters ...]\n{text[-tail:]}"
 
 
-async def run_bash(sandbox: Sandbox, args: dict[str, Any], cap: float, setup: str | None = None) -> str:
+async def exec_bash(
+    sandbox: Sandbox, args: dict[str, Any], cap: float, setup: str | None = None
+) -> tuple[ExecResult, float]:
     """Run the command with a timeout of min(its own, cap), after `setup` (the task's shell
-    environment, such as conda's `testbed`); the output says how it ended."""
+    environment, such as conda's `testbed`): its result, and the timeout it ran with."""
     asked = args.get("timeout")
     timeout = max(1.0, min(float(asked), cap) if asked is not None and asked > 0 else cap)
     command = f"{setup}\n{args['command']}" if setup else args["command"]
-    result = await sandbox.exec(command, timeout=timeout)
-    return describe_result(result, timeout)
+    return await sandbox.exec(command, timeout=timeout), timeout
+
+
+async def run_bash(sandbox: Sandbox, args: dict[str, Any], cap: float, setup: str | None = None) -> str:
+    """`exec_bash`, its output saying how the command ended."""
+    return describe_result(*await exec_bash(sandbox, args, cap, setup))
 
 
 def describe_result(result: ExecResult, timeout: float) -> str:

@@ -39,6 +39,9 @@ class FlagCode(StrEnum):
     """Something a filter changed in a row it kept."""
 
     secret_redacted = "secret_redacted"
+    sampled_tokens_differ = "sampled_tokens_differ"
+    """The renderer's ids of a turn are not the ids the teacher's server sampled for it
+    (`factory.render.sampled`): the row trains on other tokens than the rollout scored."""
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from typing import Any
 
 from factory.errors import NothingExported, UsageError
 from factory.filters import SecretsConfig
-from factory.interchange import atif, dpo, openai_chat, sharegpt, trainers
+from factory.interchange import atif, dpo, openai_chat, rollouts, sharegpt, trainers
 from factory.interchange.kept import KeptRow, Which, read_graded, read_kept
 from factory.interchange.shape import ExportRow, RowShape, ThinkingPolicy, shape_rows
 from factory.records import Attempt
@@ -41,18 +41,23 @@ def per_row(to_line: Callable[[ExportRow], dict[str, Any]]) -> Lines:
 @dataclass(frozen=True)
 class Format:
     name: str
-    lines: Lines
-    check_line: Callable[[Any], list[str]]
+    lines: Lines | None
+    check_line: Callable[[Any], list[str]] | None
     what: str
     pairs: bool = False
     """Lines pair a task's resolved and failed runs: whole attempts of every outcome go in."""
+    from_run: Callable[[Path, Path], Any] | None = None
+    """A format made from every attempt of the run (its folder, the file to write), not from
+    rows; returns a summary with `format_lines()`."""
 
 
 FORMATS: Registry[Format] = Registry("export format")
-"""`factory export --format`: a new format is its module (`to_line` or `pairs`, `check_line`) and one `add`."""
+"""`factory export --format`: a new format is its module (`to_line` or `pairs`, `check_line`, or
+`from_run` for a format made from the whole run) and one `add`."""
 FORMATS.add("openai", Format("openai", per_row(openai_chat.to_line), openai_chat.check_line, "OpenAI chat fine-tuning JSONL"))
 FORMATS.add("sharegpt", Format("sharegpt", per_row(sharegpt.to_line), sharegpt.check_line, "ShareGPT JSON lines (LLaMA-Factory)"))
 FORMATS.add("atif", Format("atif", per_row(atif.to_line), atif.check_line, "ATIF trajectories (Harbor), one a line"))
+FORMATS.add("rollouts", Format("rollouts", None, None, "RL rollout records", from_run=rollouts.export_run))
 FORMATS.add("dpo", Format("dpo", dpo.pairs, dpo.check_line, "DPO preference pairs (TRL conversational)", pairs=True))
 
 
@@ -92,6 +97,9 @@ def export_rows(rows: list[KeptRow], fmt: Format, out: Path, options: ExportOpti
     options = options or ExportOptions()
     if fmt.pairs and options.rows is not RowShape.attempt:
         raise UsageError(f"--format {fmt.name} pairs whole attempts; leave out --rows {options.rows}")
+    if fmt.lines is None or fmt.check_line is None:
+        raise UsageError(f"{fmt.name} is made from a whole run's attempts, not from rows: factory export RUN "
+                         f"--format {fmt.name}")
     summary = ExportSummary(out, fmt)
     shaped = shape_rows(rows, options.rows, options.thinking)
     lines = []
@@ -129,6 +137,11 @@ def export_dataset(dataset_dir: Path, format_name: str, out: Path, options: Expo
     `dataset_dir`, or the run's graded `attempts` for `--filter resolved|failed|all`."""
     options = options or ExportOptions()
     fmt = format_named(format_name)
+    if fmt.from_run is not None:  # every graded attempt, whole: rows, filters and thinking are not its
+        if options.rows is not RowShape.attempt or options.which is not None or options.thinking is not ThinkingPolicy.keep:
+            raise UsageError(f"--format {fmt.name} records every graded attempt whole: leave out --rows, --filter "
+                             f"and --thinking")
+        return fmt.from_run(dataset_dir.parent, out)
     which = options.which or (Which.all if fmt.pairs else Which.kept)
     if fmt.pairs and which is not Which.all:
         raise UsageError(f"--format {fmt.name} pairs resolved with failed runs of a task: leave out --filter {which}")

@@ -50,9 +50,10 @@ CLI_OVERRIDES: dict[str, str] = {
 }
 """`factory build` option -> filter setting it overrides."""
 
-Tokenize = Callable[[list[Attempt]], Sequence[TokenizedRow | Drop]]
+Tokenize = Callable[[list[Attempt]], Sequence[TokenizedRow | Drop | Flag]]
 """Renders the kept attempts: one row per attempt, or a `render_failed` Drop for a row that
-cannot be rendered exactly (`render_hooks` adapts factory.render's renderer)."""
+cannot be rendered exactly, and a Flag beside a row that differs from the tokens its teacher
+sampled (`render_hooks` adapts factory.render's renderer)."""
 
 DrawPlots = Callable[[ChainResult, Path], Sequence[Plot]]
 """Draws the run's plots into a folder once the filters decided (the chain holds every drop,
@@ -118,11 +119,14 @@ def _render(chain: ChainResult, tokenize: Tokenize) -> list[TokenizedRow]:
     """Tokenize the kept attempts; rows the renderer refuses leave the funnel in a `render` step."""
     results = list(tokenize(chain.kept))
     drops = [r for r in results if isinstance(r, Drop)]
-    if drops:
+    flags = [r for r in results if isinstance(r, Flag)]
+    if drops or flags:
         dropped = {key_id(d.key) for d in drops}
-        step = StepStats("render", len(chain.kept), len(chain.kept) - len(dropped), Counter(str(d.reason) for d in drops))
+        step = StepStats("render", len(chain.kept), len(chain.kept) - len(dropped), Counter(str(d.reason) for d in drops),
+                         Counter(str(f.code) for f in flags))
         chain.kept = [a for a in chain.kept if key_id(a.key) not in dropped]
         chain.drops.extend(drops)
+        chain.flags.extend(flags)
         chain.steps.append(step)
     return [r for r in results if isinstance(r, TokenizedRow)]
 

@@ -4,7 +4,9 @@
     build_dataset(..., count_tokens=hooks.count_tokens, tokenize=hooks.tokenize, render_info=hooks.info)
 
 Duck-typed on the renderer (`render`, `render_batch`, `card`), so output does not import the
-renderer's internals.
+renderer's internals. A kept row whose turns recorded the ids their server sampled is compared
+with its render (`factory.render.sampled`, pure and light); each that differs gets a
+`sampled_tokens_differ` flag in the `render` step.
 """
 
 from __future__ import annotations
@@ -13,10 +15,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from factory.filters import RENDER_STEP, Drop, DropReason, TokenCounter, TokenCounts
+from factory.filters import RENDER_STEP, Drop, DropReason, Flag, FlagCode, TokenCounter, TokenCounts
 from factory.output.card import RenderInfo
 from factory.output.rows import TokenizedRow
 from factory.records import Attempt, Message, Trajectory
+from factory.render.sampled import compare_sampled, describe
 
 STEP = RENDER_STEP
 
@@ -33,12 +36,12 @@ class RenderHooks:
     info: RenderInfo
     renderer: RendererLike
 
-    def tokenize(self, kept: list[Attempt]) -> list[TokenizedRow | Drop]:
+    def tokenize(self, kept: list[Attempt]) -> list[TokenizedRow | Drop | Flag]:
         conversations = []
         for attempt in kept:
             assert attempt.trajectory is not None
             conversations.append((attempt.trajectory.messages, attempt.trajectory.tools))
-        out: list[TokenizedRow | Drop] = []
+        out: list[TokenizedRow | Drop | Flag] = []
         for attempt, rendered in zip(kept, self.renderer.render_batch(conversations), strict=True):
             if isinstance(rendered, Exception):
                 reason = getattr(rendered, "reason", type(rendered).__name__)
@@ -46,6 +49,9 @@ class RenderHooks:
             else:
                 out.append(TokenizedRow(attempt.key, rendered.input_ids, rendered.assistant_masks,
                                         getattr(rendered, "labels", None)))
+                diffs = compare_sampled(rendered.input_ids, rendered.assistant_masks, attempt.trajectory.turns)
+                if diffs:
+                    out.append(Flag(attempt.key, STEP, FlagCode.sampled_tokens_differ, describe(diffs)))
         return out
 
 

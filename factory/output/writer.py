@@ -23,7 +23,7 @@ from datasets import Dataset, Features
 from datasets.utils import logging as ds_logging
 
 from factory.errors import UsageError
-from factory.filters import Flag, TokenCounter, TokenCounts, approx_token_counts, is_exact
+from factory.filters import Flag, FlagCode, TokenCounter, TokenCounts, approx_token_counts, is_exact
 from factory.filters.base import key_id
 from factory.output.attempts import ATTEMPTS_FEATURES
 from factory.output.rows import (
@@ -110,7 +110,7 @@ def write_dataset(
             shown = ", ".join(f"{k.instance_id} {k.teacher}#{k.index}" for k in missing[:5])
             raise UsageError(f"{len(missing)} kept attempts have no tokenized row (first: {shown})")
     counter = count_tokens or approx_token_counts
-    flagged = {key_id(f.key) for f in flags}
+    flagged = {key_id(f.key) for f in flags if f.code is FlagCode.secret_redacted}
     tasks = tasks or {}
     rows = []
     for attempt in attempts:

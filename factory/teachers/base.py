@@ -23,7 +23,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from factory.errors import TeacherError, TeacherFatal, UsageError
-from factory.records import Completion, Message, Usage
+from factory.records import Completion, Message, SampledTokens, Usage
 from factory.teachers.label import teacher_label
 from factory.teachers.limits import RateLimiter
 from factory.teachers.prices import Price, cost_usd
@@ -152,6 +152,10 @@ class APITeacher:
         """What an exception from `send` means; None for one that is not the SDK's."""
         raise NotImplementedError
 
+    def sampled(self, response: Any) -> SampledTokens | None:
+        """The token ids and logprobs the server sampled, for a teacher that asks for them."""
+        return None
+
     async def aclose(self) -> None:
         """Close the SDK client's connections."""
 
@@ -192,6 +196,7 @@ class APITeacher:
             raise
         try:
             message, stop_reason, usage = self.parse(response)
+            sampled = self.sampled(response)
         except (AttributeError, KeyError, TypeError, ValueError) as exc:
             self.stats.failures += 1
             what = f"the answer could not be read ({type(exc).__name__}: {exc})"
@@ -206,6 +211,7 @@ class APITeacher:
             cost_usd=None if usage is None else cost_usd(self.model, usage, self.config.price),
             retries=retries,
             seconds=time.monotonic() - started,
+            sampled=sampled,
         )
 
     def _on_retry(self, event: RetryEvent) -> None:

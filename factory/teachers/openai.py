@@ -13,13 +13,20 @@ cached part is `cache_read_tokens`; OpenAI reports no cache writes, so those sta
 
 from __future__ import annotations
 
+import logging
 import uuid
 from typing import Any, Literal
 
 from factory.errors import TeacherFatal
-from factory.records import Message, ToolCall, Usage
+from factory.records import Message, SampledTokens, ToolCall, Usage
 from factory.teachers.base import APITeacher, TeacherSettings
 from factory.teachers.retry import Transient, parse_retry_after
+
+log = logging.getLogger("factory.teachers")
+
+TOKEN_ID_OPTIONS = {"return_token_ids": True, "return_tokens_as_token_ids": True}
+"""vLLM's request extensions: the prompt's and the sample's ids in the answer (`prompt_token_ids`,
+`choices[].token_ids`), and logprob tokens written `token_id:N` rather than as text."""
 
 
 class OpenAIConfig(TeacherSettings):
@@ -40,6 +47,11 @@ class OpenAIConfig(TeacherSettings):
     send_reasoning: bool = False
     """Send earlier turns' reasoning back as `reasoning_content` (some servers need it for
     tool use while thinking; OpenAI and older DeepSeek APIs refuse it)."""
+    record_tokens: bool = False
+    """Ask the server for the token ids it sampled, their logprobs and the prompt's ids, and keep
+    them on each turn (`Turn.sampled`) for RL rollouts (`factory export --format rollouts`). Sends
+    `logprobs: true` and, in the body, vLLM's `return_token_ids` and `return_tokens_as_token_ids`
+    (`extra_body` can override them); for vLLM and servers that speak its extensions, not OpenAI."""
 
 
 class OpenAITeacher(APITeacher):
@@ -52,6 +64,7 @@ class OpenAITeacher(APITeacher):
         import openai  # loaded with the first teacher, not with the package
 
         self.sdk = openai
+        self._warned_no_ids = False
         self.client = self.sdk.AsyncOpenAI(
             api_key=key or "EMPTY",  # the placeholder vLLM and friends expect
             base_url=config.base_url,
@@ -77,8 +90,11 @@ class OpenAITeacher(APITeacher):
             request["temperature"] = config.temperature
         if config.reasoning_effort is not None:
             request["reasoning_effort"] = config.reasoning_effort
-        if config.extra_body:
-            request["extra_body"] = dict(config.extra_body)
+        if config.record_tokens:
+            request["logprobs"] = True
+        extra = {**(TOKEN_ID_OPTIONS if config.record_tokens else {}), **config.extra_body}
+        if extra:
+            request["extra_body"] = extra
         return request
 
     def _layout(self, message: Message) -> dict[str, Any]:
@@ -118,6 +134,18 @@ class OpenAITeacher(APITeacher):
         )
         return message, choice.finish_reason or "", _usage(response.usage)
 
+    def sampled(self, response: Any) -> SampledTokens | None:
+        if not self.config.record_tokens or not response.choices:
+            return None
+        tokens = sampled_tokens(response)
+        if tokens is None and not self._warned_no_ids:
+            self._warned_no_ids = True
+            log.warning("%s", self._describe(
+                "record_tokens is on but the answer holds no token ids (no `token_ids`, no "
+                "`token_id:N` logprob tokens); its turns are recorded without them",
+                "serve it with vLLM, or an engine that honours return_token_ids"))
+        return tokens
+
     def classify(self, exc: Exception) -> Transient | TeacherFatal | None:
         if isinstance(exc, self.sdk.APIStatusError):
             body = exc.body if isinstance(exc.body, dict) else {}
@@ -153,3 +181,29 @@ def _usage(usage: Any) -> Usage | None:
         output_tokens=usage.completion_tokens or 0,
         cache_read_tokens=cached,
     )
+
+
+def sampled_tokens(response: Any) -> SampledTokens | None:
+    """The first choice's sampled ids (`token_ids`, else the `token_id:N` logprob tokens), their
+    logprobs and the prompt's ids (`prompt_token_ids` on the answer or the choice); None without ids."""
+    choice = response.choices[0]
+    content = (choice.logprobs.content or []) if choice.logprobs is not None else []
+    extra = choice.model_extra or {}
+    ids = extra.get("token_ids")
+    if ids is None and content:
+        ids = [_token_id(entry.token) for entry in content]
+        ids = None if None in ids else ids
+    if ids is None:
+        return None
+    prompt = (response.model_extra or {}).get("prompt_token_ids") or extra.get("prompt_token_ids")
+    return SampledTokens(
+        completion_token_ids=ids,
+        logprobs=[entry.logprob for entry in content] or None,
+        prompt_token_ids=prompt,
+    )
+
+
+def _token_id(token: str) -> int | None:
+    """`token_id:42` -> 42 (vLLM's `return_tokens_as_token_ids`); None for a token given as text."""
+    prefix, _, number = token.partition(":")
+    return int(number) if prefix == "token_id" and number.lstrip("-").isdigit() else None

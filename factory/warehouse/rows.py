@@ -3,7 +3,11 @@
 Tokens by role are estimates, characters / 4 (rounded up), because providers report usage per
 call, not per message: a turn's assistant message (text, reasoning, tool-call names and
 arguments), the tool results that answered it, and any user message after it (a re-prompt).
-The system prompt and the first user message count on the attempt row only.
+The system prompt and the first user message count on the attempt row only. A kept row's exact
+counts come from the renderer at build time (`token_rows`).
+
+Commands are kept whole, with credentials replaced as the `secrets` filter replaces them (its
+built-in patterns): the warehouse is read by people the dataset is not shown to.
 """
 
 from __future__ import annotations
@@ -12,7 +16,8 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
-from factory.records import Attempt, Message, Task, Trajectory
+from factory.filters.secrets import SecretScanner
+from factory.records import Attempt, Message, Task, ToolCall, Trajectory
 
 Row = dict[str, Any]
 KeyTuple = tuple[str, str, str, int]
@@ -147,7 +152,7 @@ def turn_rows(attempt: Attempt) -> list[Row]:
             **_key_row(attempt),
             "turn_index": i,
             "tools": [c.name for c in calls],
-            "command": _command(calls[0].arguments)[:COMMAND_CHARS] if calls else None,
+            "command": command(calls[0])[:COMMAND_CHARS] if calls else None,
             "input_tokens": usage.input_tokens if usage else None,
             "output_tokens": usage.output_tokens if usage else None,
             "cache_read_tokens": usage.cache_read_tokens if usage else None,
@@ -163,16 +168,48 @@ def turn_rows(attempt: Attempt) -> list[Row]:
 
 
 COMMAND_CHARS = 200
-"""A turn's command is kept this long in the warehouse (the trajectory file has it whole)."""
+"""A turn's first command is kept this long on its `turns` row; `tool_calls` has every one whole."""
+
+_SCANNER = SecretScanner.from_config()
 
 
-def _command(arguments: str) -> str:
-    """The shell command of a tool call (`bash`'s `command`), else its arguments as sent."""
+def command(call: ToolCall) -> str:
+    """The shell command of a `bash` call, else the call's arguments as sent (the editor's
+    `command` is only its verb); credentials redacted."""
     try:
-        parsed = json.loads(arguments)
+        parsed = json.loads(call.arguments) if call.name == "bash" else None
     except ValueError:
-        return arguments
-    return parsed["command"] if isinstance(parsed, dict) and isinstance(parsed.get("command"), str) else arguments
+        parsed = None
+    text = parsed["command"] if isinstance(parsed, dict) and isinstance(parsed.get("command"), str) else call.arguments
+    return _SCANNER.redact(text)[0]
+
+
+def tool_call_rows(attempt: Attempt) -> list[Row]:
+    """Every tool call of every turn, with what running it did; a call that never ran (a malformed
+    turn's, `submit`) has no exit code, bytes or seconds, and `ran` false."""
+    t = attempt.trajectory
+    if t is None:
+        return []
+    said = [m for m in t.messages if m.role == "assistant"]
+    rows = []
+    for i, message in enumerate(said):
+        runs = {run.call_id: run for run in t.turns[i].tool_runs} if i < len(t.turns) else {}
+        for k, call in enumerate(message.tool_calls):
+            run = runs.get(call.id)
+            rows.append({
+                **_key_row(attempt), "turn_index": i, "call_index": k, "call_id": call.id, "tool": call.name,
+                "command": command(call), "ran": run is not None,
+                "exit_code": run.exit_code if run else None, "timed_out": run.timed_out if run else None,
+                "output_bytes": run.output_bytes if run else None, "seconds": run.seconds if run else None,
+            })
+    return rows
+
+
+def token_rows(run_id: str, rows: list[dict]) -> list[Row]:
+    """A build's exact token counts of its kept rows (the dataset's `messages` rows)."""
+    return [{"run_id": run_id, "instance_id": r["instance_id"], "teacher": r["teacher"], "attempt_index": r["attempt"],
+             "num_tokens": r["num_tokens"], "assistant_tokens": r["assistant_tokens"]}
+            for r in rows if r.get("tokens_exact")]
 
 
 def result_rows(attempt: Attempt) -> list[Row]:

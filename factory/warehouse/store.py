@@ -98,7 +98,8 @@ class Warehouse:
                        kept: bool | None = None) -> None:
         """One finished attempt; `kept=None` leaves an earlier filter decision as it was."""
         row = R.attempt_row(attempt, started_at, finished_at, kept)
-        self._add("attempts", R.key_of(row), (row, R.turn_rows(attempt), R.result_rows(attempt)))
+        self._add("attempts", R.key_of(row), (row, R.turn_rows(attempt), R.result_rows(attempt),
+                                              R.tool_call_rows(attempt)))
 
     def resync(self, attempts: Iterable[Attempt]) -> None:
         """Record attempts again from their files, the truth: what a reader kept out of an earlier
@@ -128,6 +129,11 @@ class Warehouse:
             decided.setdefault((key.run_id, key.instance_id, key.teacher, key.index), (True, []))
         for key, decision in decided.items():
             self._add("decisions", key, decision)
+
+    def record_token_counts(self, run_id: str, rows: list[dict[str, Any]]) -> None:
+        """A build's exact token counts of its kept rows (the dataset's `messages` rows; rows
+        counted by estimate are left out), replacing the run's earlier ones."""
+        self._add("token_counts", run_id, R.token_rows(run_id, rows))
 
     def record_task_decisions(self, run_id: str, rows: list[dict[str, Any]]) -> None:
         """The run's allocation decisions (`Allocator.rows`), replacing the ones written before."""

@@ -46,11 +46,14 @@ class RunDecision:
 class Batch:
     runs: dict[str, R.Row] = field(default_factory=dict)
     tasks: dict[tuple[str, str], R.Row] = field(default_factory=dict)
-    attempts: dict[R.KeyTuple, tuple[R.Row, list[R.Row], list[R.Row]]] = field(default_factory=dict)
+    attempts: dict[R.KeyTuple, tuple[R.Row, list[R.Row], list[R.Row], list[R.Row]]] = field(default_factory=dict)
+    """Per attempt: its row, turns, test results and tool calls."""
     run_decisions: dict[str, RunDecision] = field(default_factory=dict)
     decisions: dict[R.KeyTuple, tuple[bool, list[R.Row]]] = field(default_factory=dict)
     task_decisions: dict[str, list[R.Row]] = field(default_factory=dict)
     """A run's allocation decisions, all of them: they replace the run's earlier ones."""
+    token_counts: dict[str, list[R.Row]] = field(default_factory=dict)
+    """A build's exact token counts of the run's kept rows: they replace the run's earlier ones."""
 
     def __len__(self) -> int:
         return sum(len(getattr(self, name)) for name in BUCKETS)
@@ -64,7 +67,7 @@ class Batch:
         return self
 
 
-BUCKETS = ("runs", "tasks", "attempts", "run_decisions", "decisions", "task_decisions")
+BUCKETS = ("runs", "tasks", "attempts", "run_decisions", "decisions", "task_decisions", "token_counts")
 
 
 def with_rows(con: duckdb.DuckDBPyConnection, rows: list[R.Row], *statements: str, params: list | None = None) -> None:
@@ -103,6 +106,10 @@ def write_batch(con: duckdb.DuckDBPyConnection, batch: Batch) -> None:
         for run_id, rows in batch.task_decisions.items():
             con.execute("DELETE FROM task_decisions WHERE run_id = ?", [run_id])
             insert(con, "task_decisions", rows)
+        for run_id, rows in batch.token_counts.items():
+            con.execute("UPDATE attempts SET num_tokens = NULL, assistant_tokens = NULL WHERE run_id = ?", [run_id])
+            with_rows(con, rows, "UPDATE attempts SET num_tokens = b.num_tokens, assistant_tokens = b.assistant_tokens "
+                      f"FROM b WHERE {on('attempts')}")
         con.commit()
     except BaseException:
         with contextlib.suppress(duckdb.Error):  # an I/O error may have ended the transaction: tell that one
@@ -124,18 +131,20 @@ def _write_runs_and_tasks(con: duckdb.DuckDBPyConnection, batch: Batch) -> None:
 
 
 def _write_attempts(con: duckdb.DuckDBPyConnection, batch: Batch) -> None:
-    attempts = [row for row, _, _ in batch.attempts.values()]
+    attempts = [row for row, *_ in batch.attempts.values()]
     if not attempts:
         return
     keys = [{c: row[c] for c in R.KEY_COLUMNS} for row in attempts]
     with_rows(con, keys, f"DELETE FROM turns USING b WHERE {on('turns')}",
-              f"DELETE FROM test_results USING b WHERE {on('test_results')}")
+              f"DELETE FROM test_results USING b WHERE {on('test_results')}",
+              f"DELETE FROM tool_calls USING b WHERE {on('tool_calls')}")
     update = ", ".join(f"{c} = excluded.{c}" for c in attempts[0] if c not in R.KEY_COLUMNS and c != "kept")
     insert(con, "attempts", attempts, f"ON CONFLICT ({', '.join(R.KEY_COLUMNS)}) DO UPDATE SET {update}, "
            "kept = coalesce(excluded.kept, attempts.kept)")
     with_rows(con, keys, mark_dropped(IN_BATCH))  # a decision recorded before its attempt was
-    insert(con, "turns", [t for _, turns, _ in batch.attempts.values() for t in turns])
-    results = [r for _, _, results in batch.attempts.values() for r in results]
+    insert(con, "turns", [t for _, turns, _, _ in batch.attempts.values() for t in turns])
+    insert(con, "tool_calls", [c for *_, calls in batch.attempts.values() for c in calls])
+    results = [r for _, _, results, _ in batch.attempts.values() for r in results]
     columns = list(results[0]) if results else []
     with_rows(con, results, (
         f"INSERT INTO test_results ({', '.join(columns)}, kind) SELECT {', '.join('b.' + c for c in columns)}, "

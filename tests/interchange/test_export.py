@@ -174,7 +174,7 @@ def test_factory_export_writes_the_file_and_refuses_bad_input_in_one_line(store,
     assert len(lines(tmp_path / "x" / "train.jsonl")) == 4
     bad = factory("export", str(store.folder), "--format", "alpaca", "--out", str(tmp_path / "y.jsonl"))
     assert bad.returncode == 2
-    assert bad.stderr.strip() == "factory: unknown export format 'alpaca'; valid: atif, dpo, openai, sharegpt"
+    assert bad.stderr.strip() == "factory: unknown export format 'alpaca'; valid: atif, dpo, openai, rollouts, sharegpt"
     (store.dataset_dir / "messages" / "train-00000-of-00001.parquet").unlink()
     unbuilt = factory("export", str(store.folder), "--format", "sharegpt", "--out", str(tmp_path / "z.jsonl"))
     assert unbuilt.returncode == 2 and unbuilt.stderr.count("\n") == 1

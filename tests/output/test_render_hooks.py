@@ -68,3 +68,29 @@ def test_the_built_in_qwen3_renderer_fills_the_tokenized_config(tmp_path):
     assert tokens[0]["num_tokens"] == messages[0]["num_tokens"] == len(tokens[0]["input_ids"])
     assert 0 < messages[0]["assistant_token_share"] < 1 and messages[0]["tokens_exact"]
     assert "Tokens are counted with `Qwen3` after applying the `qwen3` chat template." in summary.card.read_text()
+
+
+def test_a_kept_row_whose_sampled_ids_differ_from_its_render_is_flagged_and_counted(tmp_path):
+    from factory.filters import FlagCode
+    from tests.render.sampled_ids import as_sampled
+
+    renderer = build_renderer(template="qwen3")
+    attempts = demo_attempts()
+    for a in attempts:
+        if a.trajectory is not None:
+            a.trajectory = as_sampled(a.trajectory, renderer)
+    differs = attempts[0].trajectory.turns[2].sampled
+    differs.completion_token_ids[0] += 1  # a server with another tokenizer, say
+    hooks = render_hooks(renderer)
+    summary = build_dataset(attempts, PIPELINE_YAML, tmp_path / "out", BuildSettings(), tasks=TASKS,
+                            count_tokens=hooks.count_tokens, tokenize=hooks.tokenize, render_info=hooks.info)
+
+    flags = {f.key.teacher: f for f in summary.flags if f.code is FlagCode.sampled_tokens_differ}
+    assert flags["claude"].key == attempts[0].key
+    assert flags["claude"].detail == "turn 2: completion differs at token 0"
+    # the secrets filter redacted a tool output of gpt's: the row's prompts are not what was sampled
+    assert flags["gpt"].detail.startswith("turn 1: prompt differs at token ")
+    assert summary.rows == 4  # flagged, not dropped
+    assert "| `render` | 4 | 4 | - | `sampled_tokens_differ` 2 |" in summary.card.read_text()
+    row = next(r for r in summary.written.rows if (r["teacher"], r["attempt"]) == ("claude", 0))
+    assert row["secrets_redacted"] is False  # a flag of its own, not the secrets filter's

@@ -128,9 +128,17 @@ def openai_completion(
     finish_reason: str | None = None,
     usage: dict[str, Any] | None = None,
     model: str = "gpt-fake",
+    token_ids: list[int] | None = None,
+    prompt_token_ids: list[int] | None = None,
+    logprobs: list[float] | None = None,
+    ids_field: bool = True,
 ) -> Reply:
     """A Chat Completions answer; `tool_calls` items are `{"name", "arguments", "id"?}`
-    where `arguments` is sent as is when a string, else JSON-encoded."""
+    where `arguments` is sent as is when a string, else JSON-encoded.
+
+    `token_ids` answers as vLLM does to `logprobs` with `return_tokens_as_token_ids` (logprob
+    tokens written `token_id:N`, each with its `logprobs` value) and, unless `ids_field` is off,
+    to `return_token_ids` (`choices[0].token_ids`, and `prompt_token_ids` on the answer)."""
     calls = [
         {
             "id": call.get("id", f"call_{next(_ids):04d}"),
@@ -164,6 +172,16 @@ def openai_completion(
         ],
         "usage": {**counts, **(usage or {})},
     }
+    if token_ids is not None:
+        choice = body["choices"][0]
+        values = logprobs if logprobs is not None else [-0.25] * len(token_ids)
+        choice["logprobs"] = {"content": [
+            {"token": f"token_id:{t}", "logprob": lp, "bytes": None, "top_logprobs": []}
+            for t, lp in zip(token_ids, values, strict=True)
+        ]}
+        if ids_field:
+            choice["token_ids"] = token_ids
+            body["prompt_token_ids"] = prompt_token_ids
     return Reply(body=body)
 
 

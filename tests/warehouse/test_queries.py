@@ -12,8 +12,8 @@ from factory.warehouse.read import only_run
 from tests.warehouse import sample
 
 ROOT = Path(__file__).parents[2]
-NAMES = ["cost_per_kept", "exit_reasons", "funnel", "learnable_tasks", "loop_rate", "pass_rate_by_language",
-         "pass_rate_by_task", "pass_rate_by_teacher"]
+NAMES = ["cost_per_kept", "exit_reasons", "funnel", "learnable_tasks", "loop_rate", "mixed_groups",
+         "pass_rate_by_language", "pass_rate_by_task", "pass_rate_by_teacher", "reward_spread"]
 
 
 @pytest.fixture(scope="module")
@@ -158,3 +158,23 @@ def test_top_level_warehouse_folder_points_at_the_package_sql():
     assert sorted(p.stem for p in (top / "queries").glob("*.sql")) == NAMES
     for name, path in named_queries().items():
         assert (top / "queries" / f"{name}.sql").read_text() == path.read_text(), name
+
+
+def test_reward_spread_follows_each_group_in_the_order_its_attempts_finished(db):
+    rows = named(db, "reward_spread", run="r1")
+    mid2 = [(r["nth"], r["reward"], r["mean_reward"], round(r["reward_std"], 4), r["mixed"])
+            for r in rows if (r["instance_id"], r["teacher"]) == ("mid2", "B")]
+    assert mid2 == [(1, 1.0, 1.0, 0.0, False), (2, 0.0, 0.5, 0.5, True), (3, 0.0, 1 / 3, 0.4714, True)]
+    assert not [r for r in rows if (r["instance_id"], r["teacher"]) == ("hard", "B")]  # an infra failure is no rollout
+    hard = [(r["reward"], r["f2p_passed"]) for r in rows if (r["instance_id"], r["teacher"]) == ("hard", "A")]
+    assert hard == [(0.0, 0.0), (0.0, 0.0)]  # failed, and never verified: both 0
+
+
+def test_mixed_groups_counts_the_groups_grpo_can_learn_from(db):
+    rows = {r["teacher"]: r for r in named(db, "mixed_groups", run="r1")}
+    assert list(rows) == ["(all)", "A", "B"]
+    # A: easy (all passed), hard (all failed), mid (mixed); B: mid (all passed), mid2 (mixed)
+    assert [(r["groups"], r["mixed"], r["all_passed"], r["all_failed"]) for r in rows.values()] == [
+        (5, 2, 2, 1), (3, 1, 1, 1), (2, 1, 1, 0)]
+    assert rows["(all)"]["share_mixed"] == pytest.approx(0.4)
+    assert rows["B"]["mean_reward_std"] == pytest.approx((0 + (2 / 9) ** 0.5) / 2)

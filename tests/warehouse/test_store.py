@@ -16,7 +16,7 @@ from factory.records import Attempt
 from factory.warehouse import STORAGE_VERSION, Warehouse, WarehouseBusy, run_query
 from tests.warehouse.sample import F2P, P2P, T0, attempt, key, task
 
-TABLES = {"meta", "runs", "tasks", "attempts", "turns", "test_results", "drops"}
+TABLES = {"meta", "runs", "tasks", "attempts", "turns", "test_results", "drops", "tool_calls"}
 
 
 def count(db: Path, sql: str) -> int:

@@ -1,7 +1,8 @@
 -- factory warehouse schema: one DuckDB file per run folder (runs/<run id>/warehouse.duckdb).
 -- Every attempt is a row, kept or not, keyed by (run_id, instance_id, teacher, attempt_index):
 -- the writer replaces a key's rows when it sees the attempt again, so writing twice is harmless.
--- Timestamps are UTC. Token counts by role (*_tokens_est) are estimates: characters / 4.
+-- Timestamps are UTC. Token counts by role (*_tokens_est) are estimates: characters / 4; a kept
+-- row's exact counts (num_tokens, assistant_tokens) are the renderer's, written by the build.
 -- Source of truth: factory/warehouse/sql/schema.sql (warehouse/schema.sql points to it).
 
 CREATE TABLE IF NOT EXISTS meta (
@@ -80,6 +81,12 @@ ALTER TABLE attempts ADD COLUMN IF NOT EXISTS harness VARCHAR;
 -- source, taken at its word with --trust-source); NULL when never judged.
 ALTER TABLE attempts ADD COLUMN IF NOT EXISTS verified_by VARCHAR;
 
+-- A kept row's exact token counts, as the renderer made them (the dataset's `num_tokens` and
+-- `assistant_tokens`: trained tokens); NULL for every other attempt and before a build. Each build
+-- replaces the run's counts.
+ALTER TABLE attempts ADD COLUMN IF NOT EXISTS num_tokens BIGINT;
+ALTER TABLE attempts ADD COLUMN IF NOT EXISTS assistant_tokens BIGINT;
+
 -- The task's language as its task set names it (python, go, javascript, typescript, java, rust, ...).
 ALTER TABLE tasks ADD COLUMN IF NOT EXISTS language VARCHAR;
 
@@ -103,9 +110,29 @@ CREATE TABLE IF NOT EXISTS turns (
     user_tokens_est      BIGINT   -- user messages after it (re-prompts after a format error)
 );
 -- What each turn called: the tool names of its assistant message, and the first call's command
--- (bash's `command`, else the arguments as sent), cut at 200 characters.
+-- (bash's `command`, else the arguments as sent, credentials redacted), cut at 200 characters;
+-- `tool_calls` has every call whole.
 ALTER TABLE turns ADD COLUMN IF NOT EXISTS tools VARCHAR[];
 ALTER TABLE turns ADD COLUMN IF NOT EXISTS command VARCHAR;
+
+-- Every tool call of every turn, in order, and what running it did. A call that did not run (a
+-- turn with a malformed call runs none; `submit` ends the attempt) has `ran` false and no outcome.
+CREATE TABLE IF NOT EXISTS tool_calls (
+    run_id        VARCHAR,
+    instance_id   VARCHAR,
+    teacher       VARCHAR,
+    attempt_index INTEGER,
+    turn_index    INTEGER,
+    call_index    INTEGER,   -- its place among the turn's calls, from 0
+    call_id       VARCHAR,
+    tool          VARCHAR,   -- bash, str_replace_editor, submit, ...
+    command       VARCHAR,   -- bash's `command`, else the arguments as sent; whole, credentials redacted
+    ran           BOOLEAN,
+    exit_code     INTEGER,   -- the shell's; NULL for the editor and for a command killed at its timeout
+    timed_out     BOOLEAN,
+    output_bytes  BIGINT,    -- the whole output, before it was cut for the model
+    seconds       DOUBLE
+);
 
 CREATE TABLE IF NOT EXISTS test_results (
     run_id        VARCHAR,
@@ -187,3 +214,23 @@ SELECT
          THEN count(*) FILTER (WHERE graded AND passed) / count(*) FILTER (WHERE graded) END AS pass_rate
 FROM v_attempts
 GROUP BY run_id, instance_id;
+
+-- One reward per graded attempt: `reward` 1 when resolved, else 0 (never verified counts as 0);
+-- `f2p_passed` the share of the task's FAIL_TO_PASS tests that passed (missing ones failed; NULL
+-- while the task is not recorded). `factory export --format rollouts` gives the same two numbers.
+CREATE OR REPLACE VIEW v_rewards AS
+SELECT
+    a.run_id,
+    a.instance_id,
+    a.teacher,
+    a.attempt_index,
+    a.started_at,
+    a.finished_at,
+    CASE WHEN a.passed THEN 1.0 ELSE 0.0 END::DOUBLE AS reward,
+    (SELECT count(*) FROM test_results r
+     WHERE r.run_id = a.run_id AND r.instance_id = a.instance_id AND r.teacher = a.teacher
+       AND r.attempt_index = a.attempt_index AND r.kind = 'F2P' AND r.status = 'passed')
+        / nullif(len(t.fail_to_pass), 0) AS f2p_passed
+FROM v_attempts a
+LEFT JOIN tasks t ON t.run_id = a.run_id AND t.instance_id = a.instance_id
+WHERE a.graded;

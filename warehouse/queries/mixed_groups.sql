@@ -1,0 +1,1 @@
+../../factory/warehouse/sql/queries/mixed_groups.sql

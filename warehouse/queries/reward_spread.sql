@@ -1,0 +1,1 @@
+../../factory/warehouse/sql/queries/reward_spread.sql
