@@ -15,7 +15,6 @@ from factory.output.build import (
     build_dataset,
 )
 from factory.output.card import (
-    HUB_ID_PLACEHOLDER,
     SIZE_CATEGORIES,
     CardMeta,
     RenderInfo,
@@ -30,7 +29,6 @@ from factory.output.writer import MESSAGES, PLOTS, TOKENIZED, WrittenDataset, wr
 
 __all__ = [
     "CLI_OVERRIDES",
-    "HUB_ID_PLACEHOLDER",
     "MESSAGES",
     "MESSAGES_FEATURES",
     "PLOTS",

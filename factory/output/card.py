@@ -46,10 +46,6 @@ SIZE_CATEGORIES: tuple[tuple[float, str], ...] = (
 )
 """The Hub's official `size_categories` buckets, each with the row count it stays below."""
 
-HUB_ID_PLACEHOLDER = "<org>/<name>"
-"""Stands for the Hub repo id in the card until `push` knows it."""
-
-
 def size_category(rows: int) -> str:
     return next(name for limit, name in SIZE_CATEGORIES if rows < limit)
 
@@ -73,7 +69,8 @@ class CardMeta(BaseModel):
     """The command that made the run, e.g. `factory run pipelines/swe_smith.yaml`."""
     run_id: str = ""
     repo_id: str | None = None
-    """The Hub repo id when known at build time; `push` fills it in otherwise."""
+    """The Hub repo id when known at build time, named in the card; the snippets load from the built
+    folder until `push` writes the repo id in."""
     language: list[str] = Field(default_factory=lambda: ["en"])
     saved: dict[str, int] = Field(default_factory=dict)
     """Attempts the run never made, by the allocation decision that spared them (`at_cap`,
@@ -226,28 +223,47 @@ def trl_max_length(inputs: CardInputs, config: str) -> int:
     return longest
 
 
+def _load(source: str, config: str) -> str:
+    """The one way a card snippet loads a config, so that `for_hub` can find every source."""
+    return f'load_dataset("{source}", "{config}", split="train")'
+
+
+_LOAD_SOURCE = re.compile(r'load_dataset\("[^"\n]*", "(' + "|".join(CONFIGS) + r')", split="train"\)')
+
+
+def for_hub(card: str, repo_id: str) -> str:
+    """The card as pushed: every snippet loads from the repo instead of the folder it was built in."""
+    return _LOAD_SOURCE.sub(lambda m: _load(repo_id, m.group(1)), card)
+
+
+def _source(inputs: CardInputs) -> str:
+    """Where the snippets load from: the built folder (absolute, so a snippet runs from anywhere)
+    until `push` puts the repo id there."""
+    return str(inputs.written.out_dir.resolve())
+
+
 def _loading(inputs: CardInputs) -> str:
-    hub_id = inputs.meta.repo_id or HUB_ID_PLACEHOLDER
+    source = _source(inputs)
     tokenized = TOKENIZED in inputs.written.configs
     render = inputs.render
     model = render.tokenizer if render and "/" in render.tokenizer else "Qwen/Qwen3-8B"
     out = [
         "## Load it\n\n",
         f"Loading needs `{DATASETS_REQUIREMENT}`: the `tools` column is a `datasets.Json` feature, "
-        "which older versions cannot read.\n\n",
+        "which older versions cannot read. Each snippet runs on its own. They load the dataset from where "
+        "this card is: the folder it was built in, or the Hub repo once `factory push` has sent it "
+        "(a local folder loads by its path as a repo loads by its id: the card's `configs` name the files)"
+        + (f"; it is meant for `{inputs.meta.repo_id}`" if inputs.meta.repo_id else "") + ".\n\n",
         _fence(
             "from datasets import load_dataset\n\n"
-            f'rows = load_dataset("{hub_id}", "messages", split="train")\n'
-            'row = rows[0]\nrow["messages"], row["tools"], row["instance_id"], row["teacher"]\n\n'
-            "# a local copy (this folder) loads the same way:\n"
-            '# load_dataset("path/to/this/folder", "messages", split="train")\n'
-            '# load_dataset("parquet", data_files={"train": "messages/train-*.parquet"}, split="train")',
+            f"rows = {_load(source, MESSAGES)}\n"
+            'row = rows[0]\nprint(len(rows), row["instance_id"], row["teacher"], len(row["messages"]), len(row["tools"]))',
             "python",
         ),
         "\n\n## Train with TRL\n\n",
         _fence(
             "from datasets import load_dataset\nfrom trl import SFTConfig, SFTTrainer\n\n"
-            f'dataset = load_dataset("{hub_id}", "messages", split="train")\n'
+            f"dataset = {_load(source, MESSAGES)}\n"
             "trainer = SFTTrainer(\n"
             f'    model="{model}",  # any chat model whose template renders tools and tool calls\n'
             "    train_dataset=dataset,\n"
@@ -259,23 +275,48 @@ def _loading(inputs: CardInputs) -> str:
             "python",
         ),
         "\n\nSFTTrainer renders `messages` with the model's chat template and passes `tools` to it. "
-        "`assistant_only_loss=True` needs a template that marks assistant turns with `{% generation %}` "
-        "(TRL puts in a training template of its own for the models it knows).",
+        + _trl_templates(),
     ]
     if tokenized and render:
         out.append(
-            f" The `tokenized` config is already rendered with `{render.tokenizer}`: its `labels` are "
+            f"\n\nThe `tokenized` config is already rendered with `{render.tokenizer}`: its `labels` are "
             "`input_ids` with -100 outside the assistant's tokens, and SFTTrainer trains on them as they are "
             "(without `assistant_only_loss`, which applies to conversational data only). `max_length` is the "
             "longest row, so nothing is cut:\n\n"
             + _fence(
-                f'dataset = load_dataset("{hub_id}", "tokenized", split="train")\n'
+                "from datasets import load_dataset\nfrom trl import SFTConfig, SFTTrainer\n\n"
+                f"dataset = {_load(source, TOKENIZED)}\n"
                 f'trainer = SFTTrainer(model="{model}", train_dataset=dataset,  # a model with the `{render.tokenizer}` tokenizer\n'
-                f'                     args=SFTConfig(output_dir="coding-agent-sft", max_length={trl_max_length(inputs, TOKENIZED)}))',
+                f'                     args=SFTConfig(output_dir="coding-agent-sft", max_length={trl_max_length(inputs, TOKENIZED)}))\n'
+                "trainer.train()",
                 "python",
             )
         )
     return "".join(out) + "\n"
+
+
+TRL_VERSION = "1.16"
+TRL_TRAINING_TEMPLATES: tuple[str, ...] = (
+    "cohere", "cohere2", "deepseek_r1_distill", "deepseekv3", "diffusion_gemma", "gemma", "gemma3", "glm4moe",
+    "gptoss", "idefics3", "lfm2", "lfm2_v2", "llama3", "llava_next", "muse_glimmer", "nemotron_3_nano",
+    "nemotron_3_super", "nemotron_3_ultra", "nemotron_3_5_lightning", "phi3", "phi3_5", "qwen2_5", "qwen2_5_vl",
+    "qwen3", "qwen3_instruct_2507", "qwen3_vl", "qwen3_5_nothink", "qwen3_5_think", "qwen3_6", "qwen3_8", "smolvlm",
+)
+"""The chat templates TRL swaps for a training template of its own under `assistant_only_loss`
+(`trl/chat_template_utils.py`: `get_training_chat_template`); a test reads them from the installed TRL."""
+
+
+def _trl_templates() -> str:
+    names = ", ".join(f"`{n}`" for n in TRL_TRAINING_TEMPLATES)
+    return (
+        f"`assistant_only_loss=True` needs a training-ready template. TRL {TRL_VERSION} uses the tokenizer's "
+        "template as it is when it has `{% generation %}` markers; otherwise the template must be, character "
+        f"for character, one of the templates TRL bundles a training version of ({names}: "
+        "`trl/chat_templates/`), and any other one, an older revision of the same model's included, makes "
+        "SFTTrainer raise `The chat template is not training-compatible`. Then give the trainer a tokenizer "
+        "whose `chat_template` has the markers, e.g. `tokenizer.chat_template = "
+        "trl.chat_template_utils.qwen3_training_chat_template` and `SFTTrainer(..., processing_class=tokenizer)`."
+    )
 
 
 def _two_configs(inputs: CardInputs) -> str:
@@ -298,6 +339,13 @@ def _two_configs(inputs: CardInputs) -> str:
             "`assistant_only_loss=True`, gives every assistant turn a block, an empty "
             "`<think>\\n\\n</think>\\n\\n` where the teacher gave no reasoning. Without the empty blocks "
             "the two renderings are the same."
+        )
+    if render.template == "qwen3":
+        text += (
+            " The loss masks differ too: `tokenized` trains the `<|im_end|>` that closes an assistant turn but "
+            "not the `\\n` after it (the next turn's `<|im_start|>` follows it in every rendering, so it is "
+            "context), while TRL's Qwen3 training template trains `<|im_end|>\\n`: one trained token more per "
+            "assistant turn."
         )
     return text + "\n"
 
@@ -339,7 +387,6 @@ def _attempts(inputs: CardInputs) -> str:
     written = inputs.written.configs.get(ATTEMPTS)
     if written is None:
         return ""
-    hub_id = inputs.meta.repo_id or HUB_ID_PLACEHOLDER
     kept = len(inputs.written.rows)
     return (
         "## Failures too: the `attempts` config\n\n"
@@ -347,7 +394,8 @@ def _attempts(inputs: CardInputs) -> str:
         "for training verifiers and preference models. Infrastructure errors are left out: they say nothing "
         "about the model. Credentials are redacted in every row.\n\n"
         + _fence(
-            f'attempts = load_dataset("{hub_id}", "attempts", split="train")\n'
+            "from datasets import load_dataset\n\n"
+            f"attempts = {_load(_source(inputs), ATTEMPTS)}\n"
             'failed = attempts.filter(lambda r: not r["resolved"])\n'
             'verifier = attempts.select_columns(["instance_id", "patch", "resolved", "reason"])  # patch -> label',
             "python",

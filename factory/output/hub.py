@@ -18,7 +18,7 @@ from huggingface_hub.errors import HfHubHTTPError
 
 from factory import __version__
 from factory.errors import FactoryError, UsageError
-from factory.output.card import HUB_ID_PLACEHOLDER
+from factory.output.card import for_hub
 from factory.output.validate import CARD, check_card
 from factory.output.writer import CONFIGS, PLOTS
 
@@ -91,7 +91,7 @@ def push(
     api = HfApi(endpoint=endpoint or os.environ.get("HF_ENDPOINT") or None, token=token,
                 library_name="factory", library_version=__version__)
     files = local_files(out_dir)
-    card = files.pop(CARD).read_text(encoding="utf-8").replace(HUB_ID_PLACEHOLDER, repo_id)
+    card = for_hub(files.pop(CARD).read_text(encoding="utf-8"), repo_id)
     branch = revision or "main"
     try:
         api.create_repo(repo_id, repo_type=REPO_TYPE, private=private, exist_ok=True)
