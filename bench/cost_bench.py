@@ -23,7 +23,7 @@ import random
 import sys
 
 from factory.config import SamplingConfig
-from factory.forecast import simulate
+from factory.run.forecast import simulate
 
 CAP = 3
 TEACHERS = {  # label: (mean USD per attempt, pass rate as a share of the task's own)

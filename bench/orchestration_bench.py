@@ -16,12 +16,12 @@ import time
 from pathlib import Path
 
 from factory.config import Pipeline
-from factory.progress import QuietProgress
-from factory.runs import RunStore
+from factory.run.folder import RunStore
+from factory.run.progress import QuietProgress
+from factory.run.scheduler import Scheduler
 from factory.sandbox import remove_containers
 from factory.sandbox.images import ensure_images
 from factory.sandbox.pool import SandboxPool
-from factory.scheduler import Scheduler
 from factory.tasks import load_taskset
 from factory.teachers import build_teacher
 from factory.verify import DockerVerifier

@@ -22,12 +22,12 @@ sys.path.insert(0, str(ROOT))  # the loopback cluster of the tests
 
 from factory.config import Pipeline  # noqa: E402
 from factory.executor.cluster import RayExecutor  # noqa: E402
-from factory.progress import QuietProgress  # noqa: E402
-from factory.runs import RunStore  # noqa: E402
+from factory.run.folder import RunStore  # noqa: E402
+from factory.run.progress import QuietProgress  # noqa: E402
+from factory.run.scheduler import Scheduler  # noqa: E402
 from factory.sandbox import remove_containers  # noqa: E402
 from factory.sandbox.images import ensure_images  # noqa: E402
 from factory.sandbox.pool import SandboxPool  # noqa: E402
-from factory.scheduler import Scheduler  # noqa: E402
 from factory.tasks import load_taskset  # noqa: E402
 from factory.teachers import build_teacher  # noqa: E402
 from factory.verify import DockerVerifier  # noqa: E402

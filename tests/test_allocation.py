@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from factory.allocation import NOT_ESCALATED, Allocator, Stop, beta_cdf
 from factory.config import SamplingConfig, parse_pipeline
 from factory.errors import ConfigError
-from factory.progress import QuietProgress
 from factory.records import Task
-from factory.runs import RunStore
-from factory.scheduler import Scheduler
+from factory.run.allocation import NOT_ESCALATED, Allocator, Stop, beta_cdf
+from factory.run.folder import RunStore
+from factory.run.progress import QuietProgress
+from factory.run.scheduler import Scheduler
 from factory.warehouse import Warehouse
 from tests.test_keeper import PatchVerifier, PlanPool, PlanTeacher
 

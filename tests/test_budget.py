@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from factory.budget import Budget, first_ceiling
 from factory.config import load_pipeline, parse_pipeline, teacher_label
-from factory.progress import QuietProgress
 from factory.records import Attempt, AttemptKey, Exit, Trajectory, Verdict
-from factory.run import load_run_tasks, run_pipeline
-from factory.runs import RunStore
+from factory.run.budget import Budget, first_ceiling
+from factory.run.folder import RunStore
+from factory.run.progress import QuietProgress
+from factory.run.runner import load_run_tasks, run_pipeline
+from factory.run.scheduler import Scheduler
 from factory.sandbox.pool import SandboxPool
-from factory.scheduler import Scheduler
 from factory.teachers import build_teacher
 from factory.verify import DockerVerifier
 from tests.teachers.fake_api import OPENAI_PATH, FakeAPI, openai_completion, slow

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from factory.config import parse_pipeline
-from factory.forecast import forecast, read_pilot
 from factory.records import Turn
+from factory.run.forecast import forecast, read_pilot
 from factory.warehouse import Warehouse
 from tests.filters.attempt_builder import attempt
 
@@ -61,7 +61,7 @@ def test_a_pilot_that_always_passes_forecasts_the_cap_and_one_that_never_does_fo
 
 
 def test_the_forecast_says_where_a_budget_would_stop_the_run(tmp_path):
-    from factory.forecast import forecast_lines
+    from factory.run.forecast import forecast_lines
 
     pilot = read_pilot(pilot_warehouse(tmp_path, {"dear": 0.6, "scripted-cheap": 0.2}), "pilot", (0.25, 0.65))
     f = forecast(parse_pipeline(PIPELINE.format(extra="") + "budget: {max_cost_usd: 10}\n"), 100, pilot)

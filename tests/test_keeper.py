@@ -17,13 +17,13 @@ import pytest
 
 from factory.config import parse_pipeline
 from factory.filters import FilterChain, FiltersConfig
-from factory.keeper import Keeper
-from factory.progress import QuietProgress
 from factory.protocols import ExecResult
 from factory.records import Completion, Message, Task, ToolCall, Verdict
-from factory.run import build_run
-from factory.runs import RunStore
-from factory.scheduler import Scheduler
+from factory.run.folder import RunStore
+from factory.run.keeper import Keeper
+from factory.run.progress import QuietProgress
+from factory.run.runner import build_run
+from factory.run.scheduler import Scheduler
 from factory.verify.config import VerifierConfig
 from tests.filters.attempt_builder import attempt, bash, distinct, patch_for, submit
 

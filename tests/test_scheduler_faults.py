@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from factory.config import load_pipeline
-from factory.progress import QuietProgress
-from factory.run import load_run_tasks
-from factory.runs import RunStore
+from factory.run.folder import RunStore
+from factory.run.progress import QuietProgress
+from factory.run.runner import load_run_tasks
+from factory.run.scheduler import Scheduler
 from factory.sandbox.pool import SandboxPool
-from factory.scheduler import Scheduler
 from factory.teachers import build_teacher
 from tests.test_run import pipeline_file
 

@@ -15,13 +15,13 @@ from pathlib import Path
 import pytest
 
 from factory.config import load_pipeline, teacher_label
-from factory.progress import QuietProgress
 from factory.records import Exit
-from factory.run import load_run_tasks
-from factory.runs import RunStore
+from factory.run.folder import RunStore
+from factory.run.progress import QuietProgress
+from factory.run.runner import load_run_tasks
+from factory.run.scheduler import VERIFY_ERROR, Scheduler
 from factory.sandbox.engine import LABEL_RUN
 from factory.sandbox.pool import SandboxPool
-from factory.scheduler import VERIFY_ERROR, Scheduler
 from factory.teachers import build_teacher
 from factory.verify import DockerVerifier
 from tests.test_run import pipeline_file

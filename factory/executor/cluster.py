@@ -39,10 +39,10 @@ from factory.executor.node import (
     session_id,
     verify_on_node,
 )
-from factory.progress import Progress
 from factory.protocols import Sampled, Teacher
 from factory.records import AttemptKey, Exit, Task, Trajectory, Verdict
-from factory.runs import RunStore
+from factory.run.folder import RunStore
+from factory.run.progress import Progress
 from factory.tasks.sources import tasks_by_source
 
 log = logging.getLogger(__name__)

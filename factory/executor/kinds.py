@@ -17,11 +17,11 @@ from typing import Any
 from factory.config import Pipeline
 from factory.executor import cluster
 from factory.executor.local import open_local
-from factory.progress import Progress
 from factory.protocols import Teacher
 from factory.records import Task
 from factory.registry import Registry
-from factory.runs import RunStore
+from factory.run.folder import RunStore
+from factory.run.progress import Progress
 
 Open = Callable[[Pipeline, RunStore, list[Task], dict[str, Teacher], set[str], Progress],
                 AbstractAsyncContextManager[dict[str, Any]]]

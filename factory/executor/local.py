@@ -15,8 +15,8 @@ from factory.agent.config import AgentConfig
 from factory.agent.harness import pick
 from factory.agent.loop import run_agent
 from factory.errors import SandboxError
+from factory.executor.journal import JournalTeacher
 from factory.executor.late import LateWork
-from factory.journal import JournalTeacher
 from factory.protocols import Anticipating, Pool, Sampled, Teacher, Verifier
 from factory.records import INFRA_EXITS, AttemptKey, Exit, PossiblyBilled, Task, Trajectory, Verdict
 from factory.sandbox.pool import SandboxPool
@@ -26,8 +26,8 @@ from factory.verify.frameworks.copies.plant import hider
 
 if TYPE_CHECKING:  # the pipeline's module imports every section's, this one's among them
     from factory.config import Pipeline
-    from factory.progress import Progress
-    from factory.runs import RunStore
+    from factory.run.folder import RunStore
+    from factory.run.progress import Progress
 
 
 @contextlib.asynccontextmanager
@@ -110,5 +110,5 @@ class LocalExecutor:
 
 
 def _cut_off(teacher: Teacher) -> list[PossiblyBilled]:
-    """The journaled requests of an attempt that never answered (`factory.journal`)."""
+    """The journaled requests of an attempt that never answered (`factory.executor.journal`)."""
     return list(teacher.possibly_billed) if isinstance(teacher, JournalTeacher) else []

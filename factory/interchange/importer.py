@@ -91,8 +91,8 @@ async def _verdicts(verifier: Verifier, attempts: list[Attempt], tasks: dict[str
 async def import_run(path: Path, format_name: str, source: str, run_id: str, *, output_dir: Path = Path("runs"),
                      verifier: Verifier | None = None) -> ImportOutcome:
     """Read, verify, record and build; `verifier` defaults to the factory's Docker verifier."""
-    from factory.run import build_run, open_warehouse, pipeline_of
-    from factory.runs import RunStore
+    from factory.run.folder import RunStore
+    from factory.run.runner import build_run, open_warehouse, pipeline_of
     from factory.sandbox.images import ensure_local_images
     from factory.tasks import load_taskset
 

@@ -18,12 +18,12 @@ import pytest
 
 from factory.config import VerifierConfig, load_pipeline
 from factory.errors import VerifyError
-from factory.progress import QuietProgress
-from factory.run import load_run_tasks
-from factory.runs import RunStore
+from factory.run.folder import RunStore
+from factory.run.progress import QuietProgress
+from factory.run.runner import load_run_tasks
+from factory.run.scheduler import VERIFY_ERROR, Scheduler
 from factory.sandbox import engine
 from factory.sandbox.pool import SandboxPool
-from factory.scheduler import VERIFY_ERROR, Scheduler
 from factory.teachers import build_teacher
 from factory.verify.verifier import DockerVerifier
 from tests.test_run import pipeline_file

@@ -16,11 +16,11 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from factory.atomic import write_atomic
 from factory.config import Pipeline, parse_pipeline, teacher_label
 from factory.errors import SandboxError, StorageError, UsageError
 from factory.executor.kinds import EXECUTORS
 from factory.filters import ChainResult
-from factory.keeper import Keeper
 from factory.output import (
     BuildSettings,
     BuildSummary,
@@ -30,15 +30,16 @@ from factory.output import (
     build_dataset,
     render_hooks,
 )
-from factory.progress import Progress
 from factory.protocols import Teacher
 from factory.records import Attempt, Task
 from factory.render import build_renderer
 from factory.report import Plot, draw_plots
-from factory.runs import RunStore, identity, new_run_id, write_atomic
+from factory.run.folder import RunStore, identity, new_run_id
+from factory.run.keeper import Keeper
+from factory.run.progress import Progress
+from factory.run.scheduler import RunResult, Scheduler
 from factory.sandbox import reap_run, remove_left
 from factory.sandbox.images import ensure_local_images
-from factory.scheduler import RunResult, Scheduler
 from factory.tasks import load_tasks
 from factory.tasks.sources import tasks_by_source
 from factory.teachers import build_teacher

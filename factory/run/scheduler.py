@@ -4,8 +4,8 @@
       run_agent (teacher turns journaled) ─► release the slot ─► executor.verify (concurrently)
       ─► attempt file (atomic) ─► warehouse ─► task state (early stop, give-up)
 
-Which unit starts next, and when a task gets no more, is `factory.allocation`'s to say: early
-stop once the runs the dataset keeps of it (`factory.keeper`: the pipeline's own filter chain)
+Which unit starts next, and when a task gets no more, is `factory.run.allocation`'s to say: early
+stop once the runs the dataset keeps of it (`factory.run.keeper`: the pipeline's own filter chain)
 plus the attempts in flight reach `filters.cap.per_task`; hopeless teachers, give-up, tiers of
 a cascade, and under a budget the most expected kept rows per dollar.
 
@@ -19,7 +19,7 @@ verifies attempts that have a trajectory but no verdict, and samples again the a
 infrastructure ended (paid turns replay from the journal, so nothing is paid twice); it folds
 the finished attempts into task state in the order they finished, as the run that wrote them
 did. Budget: a unit starts only while the cost spent plus the ceilings of the attempts in
-flight, its own included, stay within `budget.max_cost_usd` (`factory.budget`). Signals: a first
+flight, its own included, stay within `budget.max_cost_usd` (`factory.run.budget`). Signals: a first
 Ctrl-C stops launching and lets attempts in flight finish; a second cancels them (their
 sandboxes are removed on the way out).
 """
@@ -37,16 +37,17 @@ from collections import Counter, deque
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from factory.allocation import Allocator, Stop
-from factory.budget import Budget
+from factory.atomic import write_atomic
 from factory.config import Pipeline
 from factory.errors import SandboxError, StorageError, VerifyError
 from factory.executor.late import LateWork
 from factory.executor.local import LocalExecutor
-from factory.keeper import Keeper
 from factory.protocols import Executor, Pool, Sampled, Teacher, Verifier
 from factory.records import INFRA_EXITS, Attempt, AttemptKey, Task, Trajectory
-from factory.runs import RunStore, write_atomic
+from factory.run.allocation import Allocator, Stop
+from factory.run.budget import Budget
+from factory.run.folder import RunStore
+from factory.run.keeper import Keeper
 
 VERIFY_ERROR = "verify_error"  # error_class of an attempt whose verification infrastructure failed
 
@@ -82,7 +83,7 @@ class RunResult:
     cap: int | None = None  # filters.cap.per_task, the runs a task keeps; None: no cap
     at_cap: int = 0  # tasks whose kept runs reached the cap
     not_needed: int = 0  # attempts never made: their task had enough (early stop)
-    saved: dict[str, int] = field(default_factory=dict)  # attempts never made, by why (factory.allocation)
+    saved: dict[str, int] = field(default_factory=dict)  # attempts never made, by why (factory.run.allocation)
     attempts: list[Attempt] = field(default_factory=list)
 
 

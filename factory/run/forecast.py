@@ -1,13 +1,13 @@
 """What a run will cost before it starts: `factory run PIPELINE --dry-run [--pilot RUN]`.
 
-No sandbox starts and no teacher is called: the run's own allocation (`factory.allocation`, the
+No sandbox starts and no teacher is called: the run's own allocation (`factory.run.allocation`, the
 scheduler's `breadth_first` units, `max_in_flight` attempts out at once) is played over a
 simulated population of tasks, several times, and the spread of the results is the range:
 
     pass rates   a pilot run's, per task and teacher, from its warehouse (resolved of graded
                  attempts, shrunk toward `sampling.hopeless.prior`), its tasks resampled; without
                  a pilot, one rate per task drawn from that prior (U-shaped, mean 0.28)
-    cost         per attempt: the pilot's mean per teacher; the ceiling (`factory.budget`) as the
+    cost         per attempt: the pilot's mean per teacher; the ceiling (`factory.run.budget`) as the
                  most; a teacher of unknown price has no cost figure
     kept         an attempt that passes is a kept row, up to `filters.cap.per_task` per task
                  (duplicates among them are not forecast)
@@ -24,12 +24,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from factory.allocation import Allocator
-from factory.budget import first_ceiling
 from factory.config import Pipeline, SamplingConfig, teacher_label
 from factory.errors import UsageError
 from factory.records import Task
-from factory.scheduler import breadth_first
+from factory.run.allocation import Allocator
+from factory.run.budget import first_ceiling
+from factory.run.scheduler import breadth_first
 
 Rates = dict[str, dict[str, float]]
 """Task id -> teacher -> the chance an attempt passes."""
