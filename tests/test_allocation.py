@@ -13,6 +13,7 @@ import pytest
 
 from factory.config import SamplingConfig, parse_pipeline
 from factory.errors import ConfigError
+from factory.executor.local import LocalExecutor
 from factory.records import Task
 from factory.run.allocation import NOT_ESCALATED, Allocator, Stop, beta_cdf
 from factory.run.folder import RunStore
@@ -168,8 +169,9 @@ async def run_cascade(tmp_path: Path, store: RunStore) -> tuple[Scheduler, objec
     tasks = [Task(instance_id=f"t{i}", repo="r", problem_statement="", image="none") for i in range(2)]
     pool = LettingGo()
     with Warehouse(store.warehouse_path) as warehouse:
-        scheduler = Scheduler(p, tasks, {"scripted-cheap": Cheap(), "scripted-dear": PlanTeacher()}, store,
-                              pool=pool, verifier=PatchVerifier(), progress=QuietProgress(), warehouse=warehouse)
+        teachers = {"scripted-cheap": Cheap(), "scripted-dear": PlanTeacher()}
+        scheduler = Scheduler(p, tasks, teachers, store, executor=LocalExecutor(pool, PatchVerifier(), teachers, p.agent),
+                              progress=QuietProgress(), warehouse=warehouse)
         result = await scheduler.run()
         rows = warehouse.query("SELECT instance_id, decision, tier, attempts, saved FROM task_decisions "
                                "ORDER BY instance_id, decision").rows

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from factory.config import load_pipeline, parse_pipeline, teacher_label
+from factory.executor.local import LocalExecutor
 from factory.records import Attempt, AttemptKey, Exit, Trajectory, Verdict
 from factory.run.budget import Budget, first_ceiling
 from factory.run.folder import RunStore
@@ -234,8 +235,9 @@ async def test_resume_folds_attempts_in_the_order_they_finished(tmp_path, docker
         store.save(attempt)
     teachers = {teacher_label(t): build_teacher(t) for t in pipeline.teachers}
     async with SandboxPool(pipeline.sandbox, run_id="order") as pool:
-        scheduler = Scheduler(pipeline, [task], teachers, store, pool=pool, progress=QuietProgress(),
-                              verifier=DockerVerifier(pipeline.verifier, pipeline.sandbox, run_id="order"))
+        verifier = DockerVerifier(pipeline.verifier, pipeline.sandbox, run_id="order")
+        scheduler = Scheduler(pipeline, [task], teachers, store, progress=QuietProgress(),
+                              executor=LocalExecutor(pool, verifier, teachers, pipeline.agent))
         result = await scheduler.run()
     assert result.resumed == 4 and result.kept == 1
     assert scheduler.allocator.stopped(task.instance_id) is None  # nor hopeless: b solved it

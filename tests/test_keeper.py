@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from factory.config import parse_pipeline
+from factory.executor.local import LocalExecutor
 from factory.filters import FilterChain, FiltersConfig
 from factory.protocols import ExecResult
 from factory.records import Completion, Message, Task, ToolCall, Verdict
@@ -126,7 +127,8 @@ async def run(tmp_path: Path, filters: dict, in_flight: int = 1):
     store = RunStore(tmp_path / "run")
     store.start("", "test", "test")
     pool = PlanPool()
-    result = await Scheduler(p, tasks, {"scripted-actor": PlanTeacher()}, store, pool=pool, verifier=PatchVerifier(),
+    teachers = {"scripted-actor": PlanTeacher()}
+    result = await Scheduler(p, tasks, teachers, store, executor=LocalExecutor(pool, PatchVerifier(), teachers, p.agent),
                              progress=QuietProgress()).run()
     return p, result, pool, store, tasks
 
@@ -225,8 +227,9 @@ async def test_progress_holds_to_the_limit_and_carries_its_counts_across_a_resum
 
     async def run_once() -> tuple[Recording, object]:
         progress = Recording()
-        result = await Scheduler(p, tasks, {"scripted-actor": PlanTeacher()}, store, pool=PlanPool(),
-                                 verifier=SlowVerifier(), progress=progress).run()
+        teachers = {"scripted-actor": PlanTeacher()}
+        executor = LocalExecutor(PlanPool(), SlowVerifier(), teachers, p.agent)
+        result = await Scheduler(p, tasks, teachers, store, executor=executor, progress=progress).run()
         return progress, result
 
     first, result = await run_once()
@@ -262,8 +265,8 @@ async def test_verifications_at_once_follow_the_verifier_setting_not_the_samplin
     store = RunStore(tmp_path / "run")
     store.start("", "test", "test")
     verifier = CountingVerifier()
-    result = await Scheduler(p, tasks, {"scripted-actor": PlanTeacher()}, store, pool=PlanPool(),
-                             verifier=verifier).run()
+    teachers = {"scripted-actor": PlanTeacher()}
+    result = await Scheduler(p, tasks, teachers, store, executor=LocalExecutor(PlanPool(), verifier, teachers, p.agent)).run()
     assert verifier.most == limit  # reached, never passed: 8 in flight would have allowed 4 before
     assert all(a.verdict is not None for a in result.attempts)
 

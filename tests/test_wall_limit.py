@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from factory.config import load_pipeline, teacher_label
+from factory.executor.local import LocalExecutor
 from factory.records import Exit
 from factory.run.folder import RunStore
 from factory.run.progress import QuietProgress
@@ -69,8 +70,8 @@ async def one_attempt(tmp_path: Path, run_id: str, *, pool_type=SandboxPool, slo
     verifier = DockerVerifier(pipeline.verifier, pipeline.sandbox, run_id=run_id)
     teachers = {teacher_label(t): build_teacher(t) for t in pipeline.teachers}
     async with pool_type(pipeline.sandbox, run_id=run_id) as pool:
-        scheduler = Scheduler(pipeline, tasks, teachers, store, pool=pool, progress=QuietProgress(),
-                              verifier=SlowVerifier(verifier) if slow_verify else verifier)
+        executor = LocalExecutor(pool, SlowVerifier(verifier) if slow_verify else verifier, teachers, pipeline.agent)
+        scheduler = Scheduler(pipeline, tasks, teachers, store, executor=executor, progress=QuietProgress())
         result = await scheduler.run()
     [attempt] = result.attempts if result.attempts else store.attempts()
     return attempt

@@ -10,7 +10,8 @@ plus the attempts in flight reach `filters.cap.per_task`; hopeless teachers, giv
 a cascade, and under a budget the most expected kept rows per dollar.
 
 The executor (`factory.executor`) is where that work runs: this process's pool and verifier, or
-the nodes of a Ray cluster; every decision above stays here.
+the nodes of a Ray cluster; the scheduler is given it (it never builds one), and every decision
+above stays here.
 
 Infrastructure failures (engine fault, sandbox removed, teacher outage after retries) are redone up to `infra_retries` times and recorded as
 such; a verification that the engine keeps failing records the attempt with its trajectory
@@ -40,9 +41,7 @@ from datetime import UTC, datetime
 from factory.atomic import write_atomic
 from factory.config import Pipeline
 from factory.errors import SandboxError, StorageError, VerifyError
-from factory.executor.late import LateWork
-from factory.executor.local import LocalExecutor
-from factory.protocols import Executor, Pool, Sampled, Teacher, Verifier
+from factory.protocols import Executor, Sampled, Teacher
 from factory.records import INFRA_EXITS, Attempt, AttemptKey, Task, Trajectory
 from factory.run.allocation import Allocator, Stop
 from factory.run.budget import Budget
@@ -95,24 +94,19 @@ class Scheduler:
         teachers: dict[str, Teacher],
         store: RunStore,
         *,
-        pool: Pool | None = None,
-        verifier: Verifier | None = None,
+        executor: Executor,
         warehouse=None,
         progress=None,
-        journal: set[str] | None = None,
         keeper: Keeper | None = None,
-        executor: Executor | None = None,
     ):
         self.p = pipeline
         self.tasks = tasks
         self.teachers = teachers
-        self.journal = journal or set()  # teacher labels whose turns are journaled (paid ones)
         self.store = store
-        self.late = LateWork()  # work that passed an attempt's deadline, finishing unawaited
-        self.executor = executor or LocalExecutor(
-            pool, verifier, teachers, pipeline.agent, late=self.late,  # type: ignore[arg-type]
-            journal=lambda key: store.journal_path(key) if key.teacher in self.journal else None)
-        """Where attempts run (this process, or a Ray cluster); what runs and when is decided here."""
+        self.executor = executor
+        """Where attempts run (this process, or a Ray cluster), made for the run by whoever runs it
+        (`factory.executor.open_executor`); what runs and when is decided here."""
+        self.late = executor.late  # work that passed an attempt's deadline, finishing unawaited
         self.warehouse = warehouse
         self.progress = progress
         self.tasks_by_id = {t.instance_id: t for t in tasks}
