@@ -11,15 +11,17 @@ import asyncio
 import json
 import os
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from factory.config import parse_pipeline
+from factory.config import SamplingConfig, parse_pipeline
 from factory.executor.local import LocalExecutor
 from factory.filters import FilterChain, FiltersConfig
 from factory.protocols import ExecResult
-from factory.records import Completion, Message, Task, ToolCall, Verdict
+from factory.records import Attempt, Completion, Message, Task, ToolCall, Verdict
+from factory.run.allocation import Allocator
 from factory.run.folder import RunStore
 from factory.run.keeper import Keeper
 from factory.run.progress import QuietProgress
@@ -181,15 +183,25 @@ async def test_each_setting_changes_what_is_kept_and_so_when_sampling_stops(tmp_
 
 
 def test_attempts_in_flight_count_against_the_cap_and_a_turned_off_cap_never_stops():
-    keeper = Keeper(FiltersConfig.model_validate({"cap": {"per_task": 2}}))
-    keeper.add(attempt(distinct(3, "a"), index=0, patch=FIX_A, instance_id="t-1"))
-    assert keeper.needs("t-1") and keeper.needs("t-1", in_flight=0) and not keeper.needs("t-1", in_flight=1)
-    keeper.add(attempt(distinct(3, "b"), index=1, patch=FIX_B, instance_id="t-1"))
-    assert not keeper.needs("t-1") and keeper.needs("t-2") and keeper.total == 2
-    uncapped = Keeper(FiltersConfig.model_validate({"cap": {"enabled": False}}))
+    def told(filters: FiltersConfig) -> tuple[Keeper, Allocator, Callable[[Attempt], None]]:
+        """A keeper and the allocator it tells its counts, as the scheduler wires them."""
+        keeper, allocator = Keeper(filters), Allocator(SamplingConfig(), ["scripted-actor"], filters.cap.most)
+
+        def add(a: Attempt) -> None:
+            passed = keeper.add(a)
+            allocator.record(a.key.instance_id, a.key.teacher, passed, len(keeper.kept(a.key.instance_id)))
+
+        return keeper, allocator, add
+
+    keeper, allocator, add = told(FiltersConfig.model_validate({"cap": {"per_task": 2}}))
+    add(attempt(distinct(3, "a"), index=0, patch=FIX_A, instance_id="t-1"))
+    assert allocator.needs("t-1") and allocator.needs("t-1", in_flight=0) and not allocator.needs("t-1", in_flight=1)
+    add(attempt(distinct(3, "b"), index=1, patch=FIX_B, instance_id="t-1"))
+    assert not allocator.needs("t-1") and allocator.needs("t-2") and keeper.total == 2
+    uncapped, allocator, add = told(FiltersConfig.model_validate({"cap": {"enabled": False}}))
     for i in range(5):
-        uncapped.add(attempt(distinct(3, f"r{i}"), index=i, patch=FIX_A, instance_id="t-1"))
-    assert uncapped.needs("t-1", in_flight=100) and uncapped.total == 5
+        add(attempt(distinct(3, f"r{i}"), index=i, patch=FIX_A, instance_id="t-1"))
+    assert allocator.needs("t-1", in_flight=100) and uncapped.total == 5
 
 
 def test_an_attempt_the_per_attempt_filters_drop_is_no_success_and_not_kept():

@@ -8,8 +8,10 @@ candidate row), and decides from it and from what the keeper keeps:
     allocator.ended(task, teacher)           it is no longer in flight (recorded or not)
     allocator.record(task, teacher, passed, kept)   a graded attempt finished; `kept`: the rows
                                              the dataset keeps of the task now (the keeper's count)
-    allocator.pick(queue, needs, cost)       the unit to start now, or None; units of stopped
+    allocator.pick(queue, cost)              the unit to start now, or None; units of stopped
                                              tasks leave the queue for good, counted as saved
+    allocator.needs(task)                    does the task still need attempts: the cap, decided
+                                             here only (the scheduler and the forecast ask it)
 
 A task stops (`Stop`) when the dataset keeps `filters.cap.per_task` runs of it (`at_cap`), when
 every teacher open to it is hopeless on it (`hopeless`: the posterior puts at least
@@ -171,6 +173,14 @@ class Allocator:
     def stopped(self, task: str) -> Stop | None:
         return self.tasks[task].stop
 
+    def needs(self, task: str, in_flight: int | None = None) -> bool:
+        """Whether the task still needs attempts beyond those in flight (which may all be kept):
+        the rows the dataset keeps of it plus `in_flight` (by default its attempts in flight now)
+        stay under `filters.cap.per_task`. The one place the cap is decided."""
+        state = self.tasks[task]
+        in_flight = state.inflight if in_flight is None else in_flight
+        return self.wanted is None or state.kept + in_flight < self.wanted
+
     def is_hopeless(self, belief: Belief) -> bool:
         h = self.hopeless
         if not h.enabled or belief.passes + belief.failures < h.min_attempts:
@@ -190,7 +200,7 @@ class Allocator:
             self._note(task, state, "escalated", f"tier {state.tier} failed it; tier {state.tier + 1} "
                        f"({', '.join(self.tiers[state.tier])}) may try it")
         stop, why = None, ""
-        if self.wanted is not None and state.kept >= self.wanted:
+        if not self.needs(task, in_flight=0):
             stop, why = Stop.at_cap, f"the dataset keeps {state.kept} run(s) of it (filters.cap.per_task)"
         elif self.give_up is not None and state.streak >= self.give_up and not state.kept:
             stop, why = Stop.gave_up, f"{state.streak} failures in a row (sampling.give_up_after_failures)"
@@ -217,13 +227,13 @@ class Allocator:
 
     # ------------------------------------------------------------------ choosing
 
-    def allows(self, unit: Unit, needs: Callable[[str, int], bool]) -> bool:
+    def allows(self, unit: Unit) -> bool:
         """Whether `unit` may start now: its tier is open, its teacher not done, the task needs
         it beyond what is in flight, and the failure allowance is not bet away."""
         state = self.tasks[unit.task_id]
         if self.tier_of.get(unit.teacher, 0) > state.tier or state.beliefs[unit.teacher].hopeless:
             return False
-        if not needs(unit.task_id, state.inflight):
+        if not self.needs(unit.task_id):
             return False
         return self.give_up is None or state.kept > 0 or state.streak + state.inflight < self.give_up
 
@@ -233,7 +243,7 @@ class Allocator:
         mean = self.tasks[unit.task_id].beliefs[unit.teacher].mean(self.hopeless.prior)
         return mean / max(cost(unit.teacher), 1e-6)
 
-    def pick(self, queue: deque, needs: Callable[[str, int], bool], cost: Callable[[str], float] | None = None,
+    def pick(self, queue: deque, cost: Callable[[str], float] | None = None,
              dropped: Callable[[Unit], None] | None = None) -> Unit | None:
         """Pop the unit to start now (None: none may start yet). Units of stopped tasks, and of
         teachers hopeless on their task, leave the queue for good (each told to `dropped`).
@@ -249,7 +259,7 @@ class Allocator:
                 if dropped is not None:
                     dropped(unit)
                 continue
-            if self.allows(unit, needs):
+            if self.allows(unit):
                 if cost is None:
                     del queue[i]
                     return unit

@@ -57,14 +57,11 @@ def simulate(rates: Rates, sampling: SamplingConfig, teachers: list[str], cap: i
     queue = breadth_first(tasks, teachers, sampling.attempts_per_task)
     allocator = Allocator(sampling, teachers, wanted)
     passed = dict.fromkeys(rates, 0)
-    kept = dict.fromkeys(rates, 0)
-
-    def needs(task: str, inflight: int = 0) -> bool:  # Keeper.needs, with every pass a distinct row
-        return wanted is None or kept[task] + inflight < wanted
+    kept = dict.fromkeys(rates, 0)  # the keeper's count, with every pass a distinct row
 
     out, clock, running = Outcome(), 0.0, []
     while True:
-        while len(running) < (in_flight or sampling.max_in_flight) and (unit := allocator.pick(queue, needs)):
+        while len(running) < (in_flight or sampling.max_in_flight) and (unit := allocator.pick(queue)):
             allocator.launched(unit.task_id, unit.teacher)
             success = rng.random() < rates[unit.task_id][unit.teacher]
             heapq.heappush(running, (clock + rng.expovariate(1.0), out.attempts, unit, success, cost(unit.teacher, rng)))
@@ -158,7 +155,7 @@ def forecast(pipeline: Pipeline, tasks: int, pilot: Pilot | None = None) -> Fore
         ceilings = dict.fromkeys(labels, pipeline.agent.max_cost_usd)
     known = pilot.cost if pilot else {}
     scale = tasks / n
-    outcomes = [simulate(rates, s, labels, pipeline.filters.cap.per_task if pipeline.filters.cap.enabled else None,
+    outcomes = [simulate(rates, s, labels, pipeline.filters.cap.most,
                          lambda teacher, _rng: known.get(teacher, 0.0), seed) for seed in range(SEEDS)]
     each = [ceilings[t] for t in labels]
     ceiling = None if any(c is None for c in each) else max(each) * max(o.attempts for o in outcomes) * scale

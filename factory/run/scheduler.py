@@ -111,8 +111,8 @@ class Scheduler:
         self.progress = progress
         self.tasks_by_id = {t.instance_id: t for t in tasks}
         self.keeper = keeper or Keeper(pipeline.filters)
-        self.allocator = Allocator(pipeline.sampling, list(teachers), self.keeper.wanted)
-        self.result = RunResult(tasks=len(tasks), cap=self.keeper.wanted)
+        self.allocator = Allocator(pipeline.sampling, list(teachers), pipeline.filters.cap.most)
+        self.result = RunResult(tasks=len(tasks), cap=self.allocator.wanted)
         self.slots = asyncio.Semaphore(pipeline.sampling.max_in_flight)
         self.verify_slots = asyncio.Semaphore(pipeline.verifier.concurrency())
         self.changed = asyncio.Event()
@@ -136,12 +136,12 @@ class Scheduler:
         task = attempt.key.instance_id
         if task not in self.tasks_by_id:
             return
-        was_needed = self.keeper.needs(task)
-        passed = self.keeper.add(attempt)
+        was_needed = self.allocator.needs(task, in_flight=0)
+        passed = self.keeper.add(attempt)  # a failed one changes nothing the keeper keeps
         if passed or attempt.error_class is None:  # infrastructure failures are not the model's
             self.allocator.record(task, attempt.key.teacher, passed, len(self.keeper.kept(task)))
         self.result.kept = self.keeper.total
-        self.result.at_cap += was_needed and not self.keeper.needs(task)
+        self.result.at_cap += was_needed and not self.allocator.needs(task, in_flight=0)
         cost = attempt.trajectory.cost_usd if attempt.trajectory else 0.0
         if cost is None:
             self.result.unknown_cost += 1
@@ -160,8 +160,7 @@ class Scheduler:
         Without a budget the scan ends at the first eligible unit (O(in flight) on runs of 100k
         units); under one it weighs every queued unit's expected kept rows per dollar."""
         cost = self.budget.expected if self.budget.limit is not None else None
-        return self.allocator.pick(queue, self.keeper.needs, cost,
-                                   dropped=lambda unit: self._settled(unit.task.image))
+        return self.allocator.pick(queue, cost, dropped=lambda unit: self._settled(unit.task.image))
 
     def _record_decisions(self) -> None:
         """The run's allocation decisions, worked out again from every attempt on a resume, into
