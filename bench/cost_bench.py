@@ -3,8 +3,8 @@
 A simulated population of tasks, no Docker: pass rates drawn from a skewed mixture (half near 0,
 some in between, a fifth near 1, as SWE-smith's 17,906 attempts for 5,016 kept runs suggest),
 and two teachers, a cheap weak one and a dear strong one. The simulation drives the scheduler's
-own decision code: `factory.forecast.simulate` (what `--dry-run` forecasts with) plays
-`factory.allocation.Allocator` over the scheduler's `breadth_first` units with 8 attempts out
+own decision code: `factory.run.forecast.simulate` (what `--dry-run` forecasts with) plays
+`factory.run.allocation.Allocator` over the scheduler's `breadth_first` units with 8 attempts out
 at once, finishing in order of a random duration, so what it measures is what `factory run`
 would decide. A kept row is an attempt that passed, up to the
 cap of 3 per task (the keeper's count, with no duplicates in this population).
@@ -23,7 +23,7 @@ import random
 import sys
 
 from factory.config import SamplingConfig
-from factory.forecast import simulate
+from factory.run.forecast import simulate
 
 CAP = 3
 TEACHERS = {  # label: (mean USD per attempt, pass rate as a share of the task's own)

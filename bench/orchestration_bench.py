@@ -16,12 +16,13 @@ import time
 from pathlib import Path
 
 from factory.config import Pipeline
-from factory.progress import QuietProgress
-from factory.runs import RunStore
+from factory.executor.local import LocalExecutor
+from factory.run.folder import RunStore
+from factory.run.progress import QuietProgress
+from factory.run.scheduler import Scheduler
 from factory.sandbox.docker.engine import remove_containers
 from factory.sandbox.images import ensure_images
 from factory.sandbox.pool import SandboxPool
-from factory.scheduler import Scheduler
 from factory.tasks import load_taskset
 from factory.teachers import build_teacher
 from factory.verify import DockerVerifier
@@ -47,8 +48,9 @@ async def measure(concurrency: int, latency: float, waves: int) -> tuple[float, 
         store = RunStore(Path(tmp) / f"bench-{concurrency}")
         store.start("", "bench", "bench")
         async with SandboxPool(pipeline.sandbox, run_id=store.run_id) as pool:
-            scheduler = Scheduler(pipeline, tasks, {"scripted-bench": teacher}, store, pool=pool,
-                                  verifier=DockerVerifier(), progress=QuietProgress())
+            teachers = {"scripted-bench": teacher}
+            scheduler = Scheduler(pipeline, tasks, teachers, store, progress=QuietProgress(),
+                                  executor=LocalExecutor(pool, DockerVerifier(), teachers, pipeline.agent))
             started = time.perf_counter()
             result = await scheduler.run()
             wall = time.perf_counter() - started

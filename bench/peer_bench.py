@@ -423,8 +423,8 @@ async def run_factory(rows: list[dict], port: int, work: Path, run_id: str) -> R
     from swesmith_loss_bench import lost_reason
 
     from factory.config import load_pipeline
-    from factory.progress import QuietProgress
-    from factory.run import run_pipeline
+    from factory.run.progress import QuietProgress
+    from factory.run.runner import run_pipeline
     from factory.sandbox.docker.engine import remove_containers
     from factory.verify.verifier import REUSED
     from tests.swesmith_layout import SWESMITH_KEYS

@@ -22,12 +22,14 @@ sys.path.insert(0, str(ROOT))  # the loopback cluster of the tests
 
 from factory.config import Pipeline  # noqa: E402
 from factory.executor.cluster import RayExecutor  # noqa: E402
-from factory.progress import QuietProgress  # noqa: E402
-from factory.runs import RunStore  # noqa: E402
+from factory.executor.local import LocalExecutor  # noqa: E402
+from factory.run.folder import RunStore  # noqa: E402
+from factory.run.progress import QuietProgress  # noqa: E402
+from factory.run.runner import executor_site  # noqa: E402
+from factory.run.scheduler import Scheduler  # noqa: E402
 from factory.sandbox.docker.engine import remove_containers  # noqa: E402
 from factory.sandbox.images import ensure_images  # noqa: E402
 from factory.sandbox.pool import SandboxPool  # noqa: E402
-from factory.scheduler import Scheduler  # noqa: E402
 from factory.tasks import load_taskset  # noqa: E402
 from factory.teachers import build_teacher  # noqa: E402
 from factory.verify import DockerVerifier  # noqa: E402
@@ -56,14 +58,13 @@ async def measure(p: Pipeline, tasks: list, run_id: str) -> tuple[float, int]:
         store = RunStore(Path(tmp) / run_id)
         store.start("", "bench", "bench")
         if p.executor.kind == "ray":
-            executor, _ = await RayExecutor.start(p, store, tasks, teachers, set())
-            where: dict = {"executor": executor}
+            executor, _ = await RayExecutor.start(executor_site(p, store, tasks, teachers, set(), QuietProgress()))
         else:
             pool = SandboxPool(p.sandbox, run_id=run_id)
-            where = {"pool": pool, "verifier": DockerVerifier()}
+            executor = LocalExecutor(pool, DockerVerifier(), teachers, p.agent)
         try:
             started = time.perf_counter()
-            result = await Scheduler(p, tasks, teachers, store, progress=QuietProgress(), **where).run()
+            result = await Scheduler(p, tasks, teachers, store, progress=QuietProgress(), executor=executor).run()
             wall = time.perf_counter() - started
         finally:
             await (executor.close() if p.executor.kind == "ray" else pool.close())

@@ -23,9 +23,9 @@ ROOT = Path(__file__).parent.parent
 sys.path.insert(0, str(ROOT))  # the image builder lives with the tests
 
 from factory.config import load_pipeline  # noqa: E402
-from factory.progress import QuietProgress  # noqa: E402
 from factory.records import Attempt, Reason  # noqa: E402
-from factory.run import run_pipeline  # noqa: E402
+from factory.run.progress import QuietProgress  # noqa: E402
+from factory.run.runner import run_pipeline  # noqa: E402
 from factory.sandbox.docker.engine import remove_containers  # noqa: E402
 from tests.swesmith_layout import ensure_image, scripted_solver, write_pipeline, write_taskset  # noqa: E402
 

@@ -21,7 +21,7 @@ from factory.errors import FactoryError, StorageError, UsageError
 
 if TYPE_CHECKING:  # the pipeline's config pulls in every stage; `factory --help` needs none of them
     from factory.config import Pipeline, VerifierConfig
-    from factory.runs import RunStore
+    from factory.run.folder import RunStore
     from factory.verify import DockerVerifier
 
 T = TypeVar("T")
@@ -90,8 +90,8 @@ def run(
         print_plan(config, run_id)
         print_forecast(config, pilot)
         return
-    from factory.progress import make_progress
-    from factory.run import run_pipeline
+    from factory.run.progress import make_progress
+    from factory.run.runner import run_pipeline
 
     outcome = asyncio.run(run_pipeline(config, run_id=run_id, progress=make_progress(quiet), allow_changes=allow_changes))
     print_summary(outcome)
@@ -115,7 +115,7 @@ def print_summary(outcome) -> None:
     if r.cap is not None:
         console.print(f"  early stop    {r.at_cap} of {r.tasks} task(s) reached the cap of {r.cap} "
                       f"(filters.cap); {r.not_needed} attempt(s) not made")
-    if r.saved:  # every unit never made, by the decision that spared it (factory.allocation)
+    if r.saved:  # every unit never made, by the decision that spared it (factory.run.allocation)
         console.print(f"  saved         {sum(r.saved.values())} attempt(s) never made: "
                       + ", ".join(f"{n} by {why}" for why, n in sorted(r.saved.items())))
     if outcome.build is not None:
@@ -344,8 +344,8 @@ def show(
     width: Annotated[int, typer.Option(help="Characters of each tool output shown.")] = 600,
 ) -> None:
     """A run's summary, or one trajectory rendered readably (turns, tool calls, outputs, verdict)."""
-    from factory.runs import RunStore
-    from factory.show import show_attempt, show_run
+    from factory.run.folder import RunStore
+    from factory.run.show import show_attempt, show_run
 
     store = RunStore.find(run_)
     if attempt:
@@ -365,8 +365,8 @@ def build(
 ) -> None:
     """Re-filter and re-write a finished run's dataset with other settings; no new attempts."""
     from factory.output import BuildSettings
-    from factory.run import build_run, open_warehouse, pipeline_of
-    from factory.runs import RunStore
+    from factory.run.folder import RunStore
+    from factory.run.runner import build_run, open_warehouse, pipeline_of
     from factory.tasks import load_tasks
 
     store = RunStore.find(run_)
@@ -395,7 +395,7 @@ def report(
 ) -> None:
     """A page of the run's plots from its warehouse: funnel, pass rates, time, kept vs dropped, exits, teachers."""
     from factory.report import write_report
-    from factory.runs import RunStore
+    from factory.run.folder import RunStore
 
     store = RunStore.find(run_)
     page = write_report(_run_warehouse(store), store.run_id, out if out is not None else store.folder / "report")
@@ -423,8 +423,8 @@ def push(
 ) -> None:
     """Upload a run's dataset and card to the Hugging Face Hub in one commit (token: HF_TOKEN or login)."""
     from factory.output import push as push_dataset
-    from factory.run import pipeline_of
-    from factory.runs import RunStore
+    from factory.run.folder import RunStore
+    from factory.run.runner import pipeline_of
 
     store = RunStore.find(run_)
     output = pipeline_of(store).output
@@ -455,8 +455,8 @@ def export(
     from factory.interchange.export import ExportOptions, export_dataset
     from factory.interchange.kept import Which
     from factory.interchange.shape import RowShape, ThinkingPolicy
-    from factory.run import pipeline_of
-    from factory.runs import RunStore
+    from factory.run.folder import RunStore
+    from factory.run.runner import pipeline_of
 
     def choice(enum, value, flag):
         try:
@@ -527,9 +527,9 @@ def print_plan(config: Pipeline, run_id: str | None) -> None:
 
 
 def print_forecast(config: Pipeline, pilot_run: str | None) -> None:
-    """The run's expected attempts, kept rows and cost (factory.forecast); starts nothing."""
-    from factory.forecast import forecast, forecast_lines, read_pilot
-    from factory.runs import RunStore
+    """The run's expected attempts, kept rows and cost (factory.run.forecast); starts nothing."""
+    from factory.run.folder import RunStore
+    from factory.run.forecast import forecast, forecast_lines, read_pilot
 
     if all(config.resolve(source).exists() for source in config.tasks.sources):
         from factory.tasks import load_tasks
@@ -556,8 +556,8 @@ def _usd(value: float) -> str:
 
 def _ceilings(config: Pipeline) -> str:
     """What the budget reserves for one attempt in flight, before any has finished."""
-    from factory.budget import first_ceiling
     from factory.config import teacher_label
+    from factory.run.budget import first_ceiling
 
     if config.agent.max_cost_usd is not None:
         return f"at most {_usd(config.agent.max_cost_usd)} (agent.max_cost_usd)"

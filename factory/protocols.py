@@ -3,6 +3,7 @@
     tasks ─► Pool ─► Sandbox ⇄ Teacher (agent loop) ─► Verifier ─► Filter ─► Renderer ─► dataset
              │         └── made by a SandboxBackend (Docker, ...) ──┘
              └──────────── Executor: where one attempt runs ────────┘
+                           (how a patch is verified is the Verifier's; where, the Executor's)
 """
 
 from __future__ import annotations
@@ -146,12 +147,19 @@ class Sampled:
     """The machine that ran it: this host's name (local), or the Ray node's id."""
 
 
-class Executor(Verifier, Protocol):
-    """Where the work of one attempt runs (sandbox, agent loop, verification); the scheduler
-    decides what runs and when (`factory/executor/`: local, or a Ray cluster)."""
+class Executor(Protocol):
+    """Where the work of one attempt runs (sandbox, agent loop, and its verification, by a
+    `Verifier` the executor holds); the scheduler decides what runs and when, and takes the
+    executor made for the run (`factory.executor.open_executor`: local, or a Ray cluster)."""
+
+    late: Any
+    """Work past its attempt's deadline, finishing unawaited (`factory.executor.late.LateWork`):
+    the scheduler drains it before the run ends, and cancels it on the way out."""
 
     def prewarm(self, task: Task) -> None: ...
     async def sample(self, task: Task, key: AttemptKey, seed: int, deadline: float) -> Sampled: ...
+    async def verify(self, task: Task, patch: str) -> Verdict: ...
+    """The verdict of `patch`, from a fresh container where this executor runs work."""
     def done_with(self, image: str) -> None: ...
 
 

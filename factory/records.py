@@ -200,7 +200,7 @@ class Turn(Record):
 class PossiblyBilled(Record):
     """A paid request that was sent but never answered in this record: the process was killed,
     or the call cancelled (a timeout, a second Ctrl-C), while it was in flight. The provider may
-    have billed it; the bounds were taken when it was sent (`factory.journal`)."""
+    have billed it; the bounds were taken when it was sent (`factory.executor.journal`)."""
 
     turn: int
     """Which teacher call of the attempt it was (0 = the first)."""

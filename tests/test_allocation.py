@@ -11,13 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from factory.allocation import NOT_ESCALATED, Allocator, Stop, beta_cdf
 from factory.config import SamplingConfig, parse_pipeline
 from factory.errors import ConfigError
-from factory.progress import QuietProgress
+from factory.executor.local import LocalExecutor
 from factory.records import Task
-from factory.runs import RunStore
-from factory.scheduler import Scheduler
+from factory.run.allocation import NOT_ESCALATED, Allocator, Stop, beta_cdf
+from factory.run.folder import RunStore
+from factory.run.progress import QuietProgress
+from factory.run.scheduler import Scheduler
 from factory.warehouse import Warehouse
 from tests.test_keeper import PatchVerifier, PlanPool, PlanTeacher
 
@@ -44,10 +45,6 @@ def queue_of(tasks: list[str], teachers: list[str], attempts: int) -> deque[U]:
     return deque(U(t, teacher, i) for i in range(attempts) for t in tasks for teacher in teachers)
 
 
-def always(task: str, inflight: int = 0) -> bool:
-    return True
-
-
 def fail(allocator: Allocator, task: str, teacher: str, times: int, kept: int = 0) -> None:
     for _ in range(times):
         allocator.record(task, teacher, False, kept)
@@ -72,7 +69,7 @@ def test_units_of_stopped_tasks_and_hopeless_teachers_leave_the_queue_as_saved()
     queue = queue_of(["t", "u"], ["a"], 6)
     fail(allocator, "t", "a", 4)
     allocator.record("u", "a", True, 1)
-    assert allocator.pick(queue, always) is None and not queue
+    assert allocator.pick(queue) is None and not queue
     assert allocator.saved == {Stop.hopeless: 6, Stop.at_cap: 6}
     assert {d.task: d.decision for d in allocator.decisions} == {"t": "hopeless", "u": "at_cap"}
 
@@ -80,22 +77,22 @@ def test_units_of_stopped_tasks_and_hopeless_teachers_leave_the_queue_as_saved()
 def test_hopeless_turned_off_never_stops_a_task():
     allocator = Allocator(SamplingConfig(attempts_per_task=50, hopeless={"enabled": False}), ["a"], wanted=3)
     fail(allocator, "t", "a", 40)
-    assert allocator.stopped("t") is None and allocator.pick(queue_of(["t"], ["a"], 1), always) == U("t", "a")
+    assert allocator.stopped("t") is None and allocator.pick(queue_of(["t"], ["a"], 1)) == U("t", "a")
 
 
 def test_give_up_stops_after_the_streak_and_bets_no_more_than_it_allows():
     allocator = Allocator(SamplingConfig(attempts_per_task=6, give_up_after_failures=2,
                                          hopeless={"enabled": False}), ["a"], wanted=3)
     queue = queue_of(["t"], ["a"], 6)
-    first = allocator.pick(queue, always)
+    first = allocator.pick(queue)
     allocator.launched("t", "a")
-    second = allocator.pick(queue, always)
+    second = allocator.pick(queue)
     allocator.launched("t", "a")
-    assert (first.index, second.index) == (0, 1) and allocator.pick(queue, always) is None  # two bet, none left
+    assert (first.index, second.index) == (0, 1) and allocator.pick(queue) is None  # two bet, none left
     for _ in range(2):
         allocator.ended("t", "a")
         allocator.record("t", "a", False, 0)
-    assert allocator.stopped("t") is Stop.gave_up and allocator.pick(queue, always) is None and not queue
+    assert allocator.stopped("t") is Stop.gave_up and allocator.pick(queue) is None and not queue
 
 
 def test_a_cascade_opens_the_next_tier_only_after_the_first_failed_the_task():
@@ -103,7 +100,7 @@ def test_a_cascade_opens_the_next_tier_only_after_the_first_failed_the_task():
     allocator = Allocator(sampling, ["cheap", "dear"], wanted=1)
     queue = queue_of(["hard", "easy"], ["cheap", "dear"], 4)
     picked = []
-    while (unit := allocator.pick(queue, lambda t, n: allocator.tasks[t].kept + n < 1)) is not None:
+    while (unit := allocator.pick(queue)) is not None:
         picked.append((unit.task_id, unit.teacher))
         passed = unit.task_id == "easy" or unit.teacher == "dear"
         allocator.record(unit.task_id, unit.teacher, passed, int(passed))
@@ -122,9 +119,9 @@ def test_under_a_budget_the_next_attempt_goes_where_kept_rows_are_cheapest():
     fail(allocator, "shaky", "cheap", 2)
     queue = deque([U("shaky", "cheap"), U("solid", "dear"), U("solid", "cheap")])
     prices = {"cheap": 0.1, "dear": 1.0}
-    assert allocator.pick(queue, always, prices.__getitem__) == U("solid", "cheap")
-    assert allocator.pick(queue, always, {"cheap": 1.0, "dear": 0.1}.__getitem__) == U("solid", "dear")
-    assert allocator.pick(deque(queue), always) == U("shaky", "cheap")  # no budget: queue order
+    assert allocator.pick(queue, prices.__getitem__) == U("solid", "cheap")
+    assert allocator.pick(queue, {"cheap": 1.0, "dear": 0.1}.__getitem__) == U("solid", "dear")
+    assert allocator.pick(deque(queue)) == U("shaky", "cheap")  # no budget: queue order
 
 
 TIERS = """\
@@ -168,8 +165,9 @@ async def run_cascade(tmp_path: Path, store: RunStore) -> tuple[Scheduler, objec
     tasks = [Task(instance_id=f"t{i}", repo="r", problem_statement="", image="none") for i in range(2)]
     pool = LettingGo()
     with Warehouse(store.warehouse_path) as warehouse:
-        scheduler = Scheduler(p, tasks, {"scripted-cheap": Cheap(), "scripted-dear": PlanTeacher()}, store,
-                              pool=pool, verifier=PatchVerifier(), progress=QuietProgress(), warehouse=warehouse)
+        teachers = {"scripted-cheap": Cheap(), "scripted-dear": PlanTeacher()}
+        scheduler = Scheduler(p, tasks, teachers, store, executor=LocalExecutor(pool, PatchVerifier(), teachers, p.agent),
+                              progress=QuietProgress(), warehouse=warehouse)
         result = await scheduler.run()
         rows = warehouse.query("SELECT instance_id, decision, tier, attempts, saved FROM task_decisions "
                                "ORDER BY instance_id, decision").rows

@@ -10,14 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from factory.budget import Budget, first_ceiling
 from factory.config import load_pipeline, parse_pipeline, teacher_label
-from factory.progress import QuietProgress
+from factory.executor.local import LocalExecutor
 from factory.records import Attempt, AttemptKey, Exit, Trajectory, Verdict
-from factory.run import load_run_tasks, run_pipeline
-from factory.runs import RunStore
+from factory.run.budget import Budget, first_ceiling
+from factory.run.folder import RunStore
+from factory.run.progress import QuietProgress
+from factory.run.runner import load_run_tasks, run_pipeline
+from factory.run.scheduler import Scheduler
 from factory.sandbox.pool import SandboxPool
-from factory.scheduler import Scheduler
 from factory.teachers import build_teacher
 from factory.verify import DockerVerifier
 from tests.teachers.fake_api import OPENAI_PATH, FakeAPI, openai_completion, slow
@@ -234,8 +235,9 @@ async def test_resume_folds_attempts_in_the_order_they_finished(tmp_path, docker
         store.save(attempt)
     teachers = {teacher_label(t): build_teacher(t) for t in pipeline.teachers}
     async with SandboxPool(pipeline.sandbox, run_id="order") as pool:
-        scheduler = Scheduler(pipeline, [task], teachers, store, pool=pool, progress=QuietProgress(),
-                              verifier=DockerVerifier(pipeline.verifier, pipeline.sandbox, run_id="order"))
+        verifier = DockerVerifier(pipeline.verifier, pipeline.sandbox, run_id="order")
+        scheduler = Scheduler(pipeline, [task], teachers, store, progress=QuietProgress(),
+                              executor=LocalExecutor(pool, verifier, teachers, pipeline.agent))
         result = await scheduler.run()
     assert result.resumed == 4 and result.kept == 1
     assert scheduler.allocator.stopped(task.instance_id) is None  # nor hopeless: b solved it

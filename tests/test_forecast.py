@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from factory.config import parse_pipeline
-from factory.forecast import forecast, read_pilot
 from factory.records import Turn
+from factory.run.forecast import forecast, read_pilot
 from factory.warehouse import Warehouse
 from tests.filters.attempt_builder import attempt
 
@@ -61,7 +61,7 @@ def test_a_pilot_that_always_passes_forecasts_the_cap_and_one_that_never_does_fo
 
 
 def test_the_forecast_says_where_a_budget_would_stop_the_run(tmp_path):
-    from factory.forecast import forecast_lines
+    from factory.run.forecast import forecast_lines
 
     pilot = read_pilot(pilot_warehouse(tmp_path, {"dear": 0.6, "scripted-cheap": 0.2}), "pilot", (0.25, 0.65))
     f = forecast(parse_pipeline(PIPELINE.format(extra="") + "budget: {max_cost_usd: 10}\n"), 100, pilot)
@@ -149,7 +149,7 @@ def test_a_simulated_run_as_its_own_pilot_is_inside_the_range_it_forecasts(reali
     simulation, seeded) is the pilot, and the forecast from it brackets that run."""
     import random
 
-    from factory.forecast import Pilot, simulate
+    from factory.run.forecast import Pilot, simulate
 
     p = parse_pipeline(PIPELINE.format(extra=", give_up_after_failures: 3, max_in_flight: 6").replace(
         "  - {kind: openai, model: gpt-4.1, name: dear}\n", "") + "filters: {cap: {per_task: 3}}\n")

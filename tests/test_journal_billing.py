@@ -15,10 +15,10 @@ import pytest
 from rich.console import Console
 
 from factory.errors import TeacherError
-from factory.journal import FRAMING_TOKENS, JournalTeacher, load
+from factory.executor.journal import FRAMING_TOKENS, JournalTeacher, load
 from factory.records import Completion, Message, PossiblyBilled, Usage
-from factory.runs import RunStore
-from factory.scheduler import RunResult
+from factory.run.folder import RunStore
+from factory.run.scheduler import RunResult
 from factory.teachers.prices import lookup
 from tests.test_run import factory, kill_when, paid_pipeline
 

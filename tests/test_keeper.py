@@ -11,19 +11,22 @@ import asyncio
 import json
 import os
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from factory.config import parse_pipeline
+from factory.config import SamplingConfig, parse_pipeline
+from factory.executor.local import LocalExecutor
 from factory.filters import FilterChain, FiltersConfig
-from factory.keeper import Keeper
-from factory.progress import QuietProgress
 from factory.protocols import ExecResult
-from factory.records import Completion, Message, Task, ToolCall, Verdict
-from factory.run import build_run
-from factory.runs import RunStore
-from factory.scheduler import Scheduler
+from factory.records import Attempt, Completion, Message, Task, ToolCall, Verdict
+from factory.run.allocation import Allocator
+from factory.run.folder import RunStore
+from factory.run.keeper import Keeper
+from factory.run.progress import QuietProgress
+from factory.run.runner import build_run
+from factory.run.scheduler import Scheduler
 from factory.verify.config import VerifierConfig
 from tests.filters.attempt_builder import attempt, bash, distinct, patch_for, submit
 
@@ -126,7 +129,8 @@ async def run(tmp_path: Path, filters: dict, in_flight: int = 1):
     store = RunStore(tmp_path / "run")
     store.start("", "test", "test")
     pool = PlanPool()
-    result = await Scheduler(p, tasks, {"scripted-actor": PlanTeacher()}, store, pool=pool, verifier=PatchVerifier(),
+    teachers = {"scripted-actor": PlanTeacher()}
+    result = await Scheduler(p, tasks, teachers, store, executor=LocalExecutor(pool, PatchVerifier(), teachers, p.agent),
                              progress=QuietProgress()).run()
     return p, result, pool, store, tasks
 
@@ -179,15 +183,25 @@ async def test_each_setting_changes_what_is_kept_and_so_when_sampling_stops(tmp_
 
 
 def test_attempts_in_flight_count_against_the_cap_and_a_turned_off_cap_never_stops():
-    keeper = Keeper(FiltersConfig.model_validate({"cap": {"per_task": 2}}))
-    keeper.add(attempt(distinct(3, "a"), index=0, patch=FIX_A, instance_id="t-1"))
-    assert keeper.needs("t-1") and keeper.needs("t-1", in_flight=0) and not keeper.needs("t-1", in_flight=1)
-    keeper.add(attempt(distinct(3, "b"), index=1, patch=FIX_B, instance_id="t-1"))
-    assert not keeper.needs("t-1") and keeper.needs("t-2") and keeper.total == 2
-    uncapped = Keeper(FiltersConfig.model_validate({"cap": {"enabled": False}}))
+    def told(filters: FiltersConfig) -> tuple[Keeper, Allocator, Callable[[Attempt], None]]:
+        """A keeper and the allocator it tells its counts, as the scheduler wires them."""
+        keeper, allocator = Keeper(filters), Allocator(SamplingConfig(), ["scripted-actor"], filters.cap.most)
+
+        def add(a: Attempt) -> None:
+            passed = keeper.add(a)
+            allocator.record(a.key.instance_id, a.key.teacher, passed, len(keeper.kept(a.key.instance_id)))
+
+        return keeper, allocator, add
+
+    keeper, allocator, add = told(FiltersConfig.model_validate({"cap": {"per_task": 2}}))
+    add(attempt(distinct(3, "a"), index=0, patch=FIX_A, instance_id="t-1"))
+    assert allocator.needs("t-1") and allocator.needs("t-1", in_flight=0) and not allocator.needs("t-1", in_flight=1)
+    add(attempt(distinct(3, "b"), index=1, patch=FIX_B, instance_id="t-1"))
+    assert not allocator.needs("t-1") and allocator.needs("t-2") and keeper.total == 2
+    uncapped, allocator, add = told(FiltersConfig.model_validate({"cap": {"enabled": False}}))
     for i in range(5):
-        uncapped.add(attempt(distinct(3, f"r{i}"), index=i, patch=FIX_A, instance_id="t-1"))
-    assert uncapped.needs("t-1", in_flight=100) and uncapped.total == 5
+        add(attempt(distinct(3, f"r{i}"), index=i, patch=FIX_A, instance_id="t-1"))
+    assert allocator.needs("t-1", in_flight=100) and uncapped.total == 5
 
 
 def test_an_attempt_the_per_attempt_filters_drop_is_no_success_and_not_kept():
@@ -225,8 +239,9 @@ async def test_progress_holds_to_the_limit_and_carries_its_counts_across_a_resum
 
     async def run_once() -> tuple[Recording, object]:
         progress = Recording()
-        result = await Scheduler(p, tasks, {"scripted-actor": PlanTeacher()}, store, pool=PlanPool(),
-                                 verifier=SlowVerifier(), progress=progress).run()
+        teachers = {"scripted-actor": PlanTeacher()}
+        executor = LocalExecutor(PlanPool(), SlowVerifier(), teachers, p.agent)
+        result = await Scheduler(p, tasks, teachers, store, executor=executor, progress=progress).run()
         return progress, result
 
     first, result = await run_once()
@@ -262,8 +277,8 @@ async def test_verifications_at_once_follow_the_verifier_setting_not_the_samplin
     store = RunStore(tmp_path / "run")
     store.start("", "test", "test")
     verifier = CountingVerifier()
-    result = await Scheduler(p, tasks, {"scripted-actor": PlanTeacher()}, store, pool=PlanPool(),
-                             verifier=verifier).run()
+    teachers = {"scripted-actor": PlanTeacher()}
+    result = await Scheduler(p, tasks, teachers, store, executor=LocalExecutor(PlanPool(), verifier, teachers, p.agent)).run()
     assert verifier.most == limit  # reached, never passed: 8 in flight would have allowed 4 before
     assert all(a.verdict is not None for a in result.attempts)
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from factory.runs import RunStore
+from factory.run.folder import RunStore
 from factory.sandbox.docker import engine
 from factory.tasks.patches import touched_files
 from tests.swesmith_layout import ensure_image, scripted_solver, write_pipeline, write_taskset

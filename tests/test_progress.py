@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 from rich.console import Console
 
-from factory.progress import LiveProgress
+from factory.run.progress import LiveProgress
 
 _CONTROL = re.compile(r"\x1b\[(\??)(\d*)([A-Za-z])|\r|\n|[^\x1b\r\n]+")
 

@@ -21,9 +21,9 @@ import pytest
 import yaml
 
 from factory.config import load_pipeline
-from factory.progress import QuietProgress
-from factory.run import run_pipeline
-from factory.runs import RunStore
+from factory.run.folder import RunStore
+from factory.run.progress import QuietProgress
+from factory.run.runner import run_pipeline
 from factory.verify.verifier import REUSED
 
 pytestmark = pytest.mark.docker
@@ -265,7 +265,7 @@ def journal_a_paid_turn(path: Path, run_id: str):
     """What a crash mid-attempt leaves: one paid turn (`ls`, $0.00208) in the journal of the
     run's attempt 0 of teacher `gpt` on its one task. Returns the store and that attempt's key."""
     from factory.records import AttemptKey, Completion, Message, ToolCall, Usage
-    from factory.run import load_run_tasks
+    from factory.run.runner import load_run_tasks
 
     [task], _ = load_run_tasks(load_pipeline(path))
     store = RunStore(path.parent / "runs" / run_id)

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from factory.config import load_pipeline
-from factory.progress import QuietProgress
-from factory.run import run_pipeline
+from factory.run.progress import QuietProgress
+from factory.run.runner import run_pipeline
 from tests.output.fake_hub import fake_hub  # noqa: F401 - the local Hub stand-in
 from tests.test_run import pipeline_file
 

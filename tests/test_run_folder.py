@@ -7,7 +7,7 @@ import shutil
 import pytest
 
 from factory.records import AttemptKey
-from factory.runs import RunStore
+from factory.run.folder import RunStore
 from tests.test_run import factory, outcomes, pipeline_file
 
 

@@ -11,10 +11,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from factory.config import load_pipeline
-from factory.progress import QuietProgress
 from factory.report import load_run
 from factory.report.data import file_query
-from factory.run import run_pipeline
+from factory.run.progress import QuietProgress
+from factory.run.runner import run_pipeline
 from factory.tasks import load_tasks
 from factory.warehouse import named_queries, run_query
 

@@ -17,10 +17,10 @@ import sys
 import pytest
 
 from factory.errors import UsageError
-from factory.runs import RunStore
+from factory.run.folder import RunStore
 from tests.test_run import ROOT, factory, outcomes, pipeline_file
 
-HOLD = ("import sys, time; from pathlib import Path; from factory.runs import RunStore; "
+HOLD = ("import sys, time; from pathlib import Path; from factory.run.folder import RunStore; "
         "lock = RunStore(Path(sys.argv[1])).locked(); lock.__enter__(); print('held', flush=True); time.sleep(600)")
 
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 import pytest
 
 from factory.config import load_pipeline
-from factory.progress import QuietProgress
-from factory.run import load_run_tasks
-from factory.runs import RunStore
+from factory.executor.local import LocalExecutor
+from factory.run.folder import RunStore
+from factory.run.progress import QuietProgress
+from factory.run.runner import load_run_tasks
+from factory.run.scheduler import Scheduler
 from factory.sandbox.pool import SandboxPool
-from factory.scheduler import Scheduler
 from factory.teachers import build_teacher
 from tests.test_run import pipeline_file
 
@@ -30,8 +31,9 @@ async def test_an_unexpected_error_is_recorded_and_the_run_goes_on(tmp_path, doc
     store.start("", "test", "test")
     teacher = build_teacher(pipeline.teachers[0])
     async with SandboxPool(pipeline.sandbox, run_id="faulty") as pool:
-        result = await Scheduler(pipeline, tasks, {"scripted-test": teacher}, store, pool=pool,
-                                 verifier=BrokenVerifier(), progress=QuietProgress()).run()
+        teachers = {"scripted-test": teacher}
+        result = await Scheduler(pipeline, tasks, teachers, store, progress=QuietProgress(),
+                                 executor=LocalExecutor(pool, BrokenVerifier(), teachers, pipeline.agent)).run()
     attempts = store.attempts()
     assert result.finished == 2 and len(attempts) == 2
     assert {a.error_class for a in attempts} == {"internal:RuntimeError"}

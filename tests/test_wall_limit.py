@@ -15,13 +15,14 @@ from pathlib import Path
 import pytest
 
 from factory.config import load_pipeline, teacher_label
-from factory.progress import QuietProgress
+from factory.executor.local import LocalExecutor
 from factory.records import Exit
-from factory.run import load_run_tasks
-from factory.runs import RunStore
+from factory.run.folder import RunStore
+from factory.run.progress import QuietProgress
+from factory.run.runner import load_run_tasks
+from factory.run.scheduler import VERIFY_ERROR, Scheduler
 from factory.sandbox.docker.engine import LABEL_RUN
 from factory.sandbox.pool import SandboxPool
-from factory.scheduler import VERIFY_ERROR, Scheduler
 from factory.teachers import build_teacher
 from factory.verify import DockerVerifier
 from tests.test_run import pipeline_file
@@ -69,8 +70,8 @@ async def one_attempt(tmp_path: Path, run_id: str, *, pool_type=SandboxPool, slo
     verifier = DockerVerifier(pipeline.verifier, pipeline.sandbox, run_id=run_id)
     teachers = {teacher_label(t): build_teacher(t) for t in pipeline.teachers}
     async with pool_type(pipeline.sandbox, run_id=run_id) as pool:
-        scheduler = Scheduler(pipeline, tasks, teachers, store, pool=pool, progress=QuietProgress(),
-                              verifier=SlowVerifier(verifier) if slow_verify else verifier)
+        executor = LocalExecutor(pool, SlowVerifier(verifier) if slow_verify else verifier, teachers, pipeline.agent)
+        scheduler = Scheduler(pipeline, tasks, teachers, store, executor=executor, progress=QuietProgress())
         result = await scheduler.run()
     [attempt] = result.attempts if result.attempts else store.attempts()
     return attempt

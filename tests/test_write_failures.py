@@ -22,8 +22,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from factory.atomic import write_atomic
 from factory.errors import StorageError
-from factory.runs import RunStore, write_atomic
+from factory.run.folder import RunStore
 from factory.warehouse import Warehouse
 from tests.test_run import factory, outcomes, pipeline_file
 from tests.warehouse.sample import T0, attempt

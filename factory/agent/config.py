@@ -2,22 +2,24 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 from pydantic import AfterValidator, Field
 
+from factory.registry import Registry
 from factory.section import Section
 
+if TYPE_CHECKING:
+    from factory.agent.harness import Harness
 
-def _registered(name: str) -> str:
-    # imported here: the harnesses' module imports this one (`pick` takes `HarnessShare`s)
-    from factory.agent.harness import HARNESSES
-
-    return HARNESSES.check(name)
+HARNESSES: Registry[Harness] = Registry("harness")
+"""Harnesses by name, as `agent.harnesses` names them; a new one is its `Harness` and one `add`
+(`factory.agent.harness`, which the package imports, adds the built-in ones). Kept here, below
+the harnesses, so a config naming one is checked without this module importing them."""
 
 
 class HarnessShare(Section):
-    name: Annotated[str, AfterValidator(_registered)]
+    name: Annotated[str, AfterValidator(HARNESSES.check)]
     """A harness (factory.agent.harness): `factory` (bash, editor, submit), `mini-swe-agent` (bash
     alone) or `swe-agent` (SWE-agent's tool schemas and prompt layout)."""
     share: float = Field(default=1.0, gt=0)

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from factory.agent.config import HarnessShare
+from factory.agent.config import HARNESSES, HarnessShare
 from factory.agent.prompts import INSTANCE_TEMPLATE, SYSTEM_TEMPLATE
 from factory.agent.tools import (
     BASH,
@@ -34,7 +34,6 @@ from factory.agent.tools import (
     parse_call,
 )
 from factory.records import ToolCall
-from factory.registry import Registry
 
 SENTINEL = "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
 SUBMIT_COMMAND = f"echo {SENTINEL}"
@@ -137,8 +136,6 @@ FACTORY = Harness("factory", TOOLS, SYSTEM_TEMPLATE, INSTANCE_TEMPLATE)
 MINI_SWE_AGENT = Harness("mini-swe-agent", MINI_TOOLS, MINI_SYSTEM, MINI_INSTANCE, SUBMIT_COMMAND)
 SWE_AGENT = Harness("swe-agent", SWE_AGENT_TOOLS, SWE_AGENT_SYSTEM, SWE_AGENT_INSTANCE,
                     observation_prefix="OBSERVATION:\n", loose_arguments=False)
-HARNESSES: Registry[Harness] = Registry("harness")
-"""Harnesses by name, as `agent.harnesses` names them; a new one is its `Harness` and one `add`."""
 HARNESSES.add(FACTORY.name, FACTORY)
 HARNESSES.add(MINI_SWE_AGENT.name, MINI_SWE_AGENT)
 HARNESSES.add(SWE_AGENT.name, SWE_AGENT)

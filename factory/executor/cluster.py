@@ -27,9 +27,10 @@ from typing import Any
 
 from pydantic import SecretStr
 
-from factory.config import Pipeline, teacher_label
 from factory.errors import UsageError, VerifyError
+from factory.executor.config import ExecutorConfig
 from factory.executor.gateway import TeacherGateway
+from factory.executor.late import LateWork
 from factory.executor.node import (
     NodeSettings,
     TeacherInfo,
@@ -39,11 +40,9 @@ from factory.executor.node import (
     session_id,
     verify_on_node,
 )
-from factory.progress import Progress
-from factory.protocols import Sampled, Teacher
+from factory.executor.site import Site
+from factory.protocols import Sampled
 from factory.records import AttemptKey, Exit, Task, Trajectory, Verdict
-from factory.runs import RunStore
-from factory.tasks.sources import tasks_by_source
 
 log = logging.getLogger(__name__)
 GRACE_SECONDS = 60.0
@@ -51,22 +50,23 @@ GRACE_SECONDS = 60.0
 
 
 class RayExecutor:
-    def __init__(self, pipeline: Pipeline, store: RunStore, teachers: dict[str, Teacher], paid: set[str],
-                 started_cluster: bool):
+    def __init__(self, site: Site, started_cluster: bool):
         import ray
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
         self.ray = ray
-        self.pipeline, self.store, self.paid = pipeline, store, paid
+        self.site = site
         self.started_cluster = started_cluster
+        self.late = LateWork()
+        """Work past its attempt's deadline, finishing unawaited (the scheduler drains it)."""
         self.info = {label: TeacherInfo(t.name, t.model, bool(getattr(t, "scripted", False)))
-                     for label, t in teachers.items()}
+                     for label, t in site.teachers.items()}
         here = ray.get_runtime_context().get_node_id()
         self.gateway = ray.remote(TeacherGateway).options(
             num_cpus=0, scheduling_strategy=NodeAffinitySchedulingStrategy(here, soft=False),
-        ).remote(_gateway_configs(pipeline))
-        self.settings = ray.put(NodeSettings(store.run_id, pipeline.agent, pipeline.sandbox, pipeline.verifier))
-        work = {"num_cpus": 0, "resources": {pipeline.executor.resource: 1}, "max_retries": 0,
+        ).remote(_gateway_configs(site.teacher_configs))
+        self.settings = ray.put(NodeSettings(site.run_id, site.agent, site.sandbox, site.verifier))
+        work = {"num_cpus": 0, "resources": {site.executor.resource: 1}, "max_retries": 0,
                 "scheduling_strategy": "SPREAD"}
         self._sample = ray.remote(sample_on_node).options(**work)
         self._verify = ray.remote(verify_on_node).options(**work)
@@ -74,32 +74,29 @@ class RayExecutor:
         self.reaping: list[Any] = []
 
     @classmethod
-    async def start(cls, pipeline: Pipeline, store: RunStore, tasks: list[Task], teachers: dict[str, Teacher],
-                    paid: set[str]) -> tuple[RayExecutor, int]:
+    async def start(cls, site: Site) -> tuple[RayExecutor, int]:
         """Join (or start) the cluster, check it has sandbox nodes, and prepare each of them;
         also returns how many containers of dead processes of this run the nodes removed."""
         import ray
 
-        started = _connect(pipeline)
+        started = _connect(site.executor, site.sandbox.max_live)
         try:
-            executor = cls(pipeline, store, teachers, paid, started)
+            executor = cls(site, started)
             nodes = executor.sandbox_nodes()
             if not nodes:
                 raise UsageError(
-                    f"executor.resource: no node of the Ray cluster has the resource {pipeline.executor.resource!r}; "
+                    f"executor.resource: no node of the Ray cluster has the resource {site.executor.resource!r}; "
                     f"start the workers with `ray start --address HEAD:PORT --resources "
-                    f"'{{\"{pipeline.executor.resource}\": 8}}'`")
-            tasksets = [(str(folder) if (folder := pipeline.resolve(source)).is_dir() else None, its_tasks)
-                        for source, its_tasks in tasks_by_source(pipeline.tasks, tasks)]
+                    f"'{{\"{site.executor.resource}\": 8}}'`")
             prepared = await asyncio.gather(*(executor._on(node, prepare_node).remote(
-                store.run_id, tasksets, pipeline.sandbox.backend) for node in nodes))
+                site.run_id, site.tasksets, site.sandbox.backend) for node in nodes))
         except BaseException:
             ray.shutdown()
             raise
         return executor, sum(reaped for _, reaped in prepared)
 
     def sandbox_nodes(self) -> list[str]:
-        resource = self.pipeline.executor.resource
+        resource = self.site.executor.resource
         return [n["NodeID"] for n in self.ray.nodes() if n["Alive"] and n["Resources"].get(resource, 0) > 0]
 
     def _on(self, node: str, fn: Any) -> Any:
@@ -124,7 +121,7 @@ class RayExecutor:
         from ray.exceptions import RayError, RayTaskError
 
         sid = session_id(key)
-        journal = self.store.journal_path(key) if key.teacher in self.paid else None
+        journal = self.site.journal(key)
         await self.gateway.open.remote(sid, key.teacher, None if journal is None else str(journal))
         seconds = max(deadline - time.monotonic(), 0.0)
         billed: list = []
@@ -150,7 +147,7 @@ class RayExecutor:
         from ray.exceptions import RayError, RayTaskError
 
         lost: list[str] = []
-        for _ in range(self.pipeline.verifier.infra_retries + 1):
+        for _ in range(self.site.verifier.infra_retries + 1):
             try:
                 return await self._result(self._verify.remote(self.settings, self._task(task), patch))
             except RayTaskError as exc:
@@ -172,7 +169,7 @@ class RayExecutor:
 
     def reap_soon(self) -> None:
         """Containers of dead processes of this run, removed on every node still alive."""
-        self.reaping.extend(self._on(node, reap_node).remote(self.store.run_id, self.pipeline.sandbox.backend)
+        self.reaping.extend(self._on(node, reap_node).remote(self.site.run_id, self.site.sandbox.backend)
                             for node in self.sandbox_nodes())
 
     async def close(self) -> None:
@@ -188,26 +185,25 @@ class RayExecutor:
 
 
 @contextlib.asynccontextmanager
-async def open_ray(pipeline: Pipeline, store: RunStore, tasks: list[Task], teachers: dict[str, Teacher],
-                   paid: set[str], progress: Progress) -> AsyncIterator[dict[str, Any]]:
-    """The cluster's executor for a run, as the scheduler takes it; closed when the run ends."""
-    executor, reaped = await RayExecutor.start(pipeline, store, tasks, teachers, paid)
+async def open_ray(site: Site) -> AsyncIterator[RayExecutor]:
+    """The cluster's executor for a run; closed when the run ends."""
+    executor, reaped = await RayExecutor.start(site)
     if reaped:
-        progress.note(f"the Ray nodes removed {reaped} container(s) left by an earlier, crashed process of this run")
+        site.note(f"the Ray nodes removed {reaped} container(s) left by an earlier, crashed process of this run")
     try:
-        yield {"executor": executor}
+        yield executor
     finally:
         await executor.close()
 
 
-def check(pipeline: Pipeline) -> None:
+def check(config: ExecutorConfig) -> None:
     """Before a run folder exists: Ray is installed, and a given address takes connections (Ray
     itself would retry an address where nothing listens for minutes)."""
     try:
         import ray  # noqa: F401
     except ImportError:
         raise UsageError("executor.kind: `ray` needs Ray installed: pip install 'factory[ray]'") from None
-    address = pipeline.executor.address
+    address = config.address
     if address == "auto":
         return
     host, _, port = address.rpartition(":")
@@ -221,12 +217,12 @@ def check(pipeline: Pipeline) -> None:
                          "start one with `ray start --head`, or give `auto`") from None
 
 
-def _connect(pipeline: Pipeline) -> bool:
-    """ray.init as `executor.address` says; True when it started a local cluster."""
+def _connect(config: ExecutorConfig, sandboxes: int) -> bool:
+    """ray.init as `executor.address` says; True when it started a local cluster (this machine,
+    with `sandboxes` sandbox slots)."""
     import ray
 
-    check(pipeline)
-    config = pipeline.executor
+    check(config)
     quiet: dict[str, Any] = {"log_to_driver": False, "logging_level": logging.ERROR}
     if ray.is_initialized():
         ray.shutdown()
@@ -235,7 +231,7 @@ def _connect(pipeline: Pipeline) -> bool:
             ray.init(address="auto", **quiet)
             return False
         except ConnectionError:  # no cluster here: this machine is one, with its sandbox slots
-            ray.init(resources={config.resource: pipeline.sandbox.max_live}, include_dashboard=False, **quiet)
+            ray.init(resources={config.resource: sandboxes}, include_dashboard=False, **quiet)
             return True
     try:
         ray.init(address=config.address, **quiet)
@@ -245,14 +241,14 @@ def _connect(pipeline: Pipeline) -> bool:
     return False
 
 
-def _gateway_configs(pipeline: Pipeline) -> dict[str, Any]:
+def _gateway_configs(teachers: dict[str, Any]) -> dict[str, Any]:
     """Each teacher's config with its API key read here, from this process's environment: the
     gateway's process (a Ray worker) need not have it."""
     configs = {}
-    for config in pipeline.teachers:
+    for label, config in teachers.items():
         resolve = getattr(config, "resolve_api_key", None)
         key = resolve(required=False) if resolve is not None else None
-        configs[teacher_label(config)] = config.model_copy(update={"api_key": SecretStr(key)}) if key else config
+        configs[label] = config.model_copy(update={"api_key": SecretStr(key)}) if key else config
     return configs
 
 

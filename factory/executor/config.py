@@ -2,22 +2,42 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated
 
 from pydantic import AfterValidator, Field
 
+from factory.registry import Registry
 from factory.section import Section
 
+if TYPE_CHECKING:
+    from factory.executor.site import Site
+    from factory.protocols import Executor
 
-def _registered(kind: str) -> str:
-    # imported here: the executors' module imports the pipeline's, which imports this one
-    from factory.executor.kinds import EXECUTORS
+Open = Callable[["Site"], AbstractAsyncContextManager["Executor"]]
 
-    return EXECUTORS.check(kind)
+
+def nothing_to_check(config: ExecutorConfig) -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class ExecutorKind:
+    open: Open
+    """The run's executor, closed (with what it started) at the run's end."""
+    check: Callable[[ExecutorConfig], None] = nothing_to_check
+    """Before the run folder exists: what can be known to fail (Ray not installed, no cluster)."""
+
+
+EXECUTORS: Registry[ExecutorKind] = Registry("executor")
+"""Filled by `factory.executor.kinds` (which the package imports), so a config naming a kind is
+checked against every executor there is, and this module imports none of them."""
 
 
 class ExecutorConfig(Section):
-    kind: Annotated[str, AfterValidator(_registered)] = "local"
+    kind: Annotated[str, AfterValidator(EXECUTORS.check)] = "local"
     """`local`: attempts run in this process against this machine's Docker engine. `ray`: each
     attempt (sandbox, agent loop, verification) runs on a node of a Ray cluster, against that
     node's own engine; this process keeps the run folder, journal, warehouse and decisions."""

@@ -1,7 +1,7 @@
 """Teacher calls of attempts that run on other nodes, made on the driver's node.
 
 The `TeacherGateway` actor is pinned to the node of the process that holds the run, so the
-journal (`factory.journal`) is written into the run folder exactly as a local run writes it:
+journal (`factory.executor.journal`) is written into the run folder exactly as a local run writes it:
 an intent before each paid request, its completion after, both fsynced. A node that dies
 mid-attempt loses no paid turn, and a driver killed with kill -9 leaves the same journal a
 local run leaves. One gateway holds one teacher object per label, so each teacher's rate
@@ -17,7 +17,7 @@ import pickle
 from pathlib import Path
 from typing import Any
 
-from factory.journal import JournalTeacher
+from factory.executor.journal import JournalTeacher
 from factory.protocols import Teacher
 from factory.records import Completion, Message, PossiblyBilled, Task
 

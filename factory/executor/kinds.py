@@ -1,44 +1,35 @@
-"""Executors by kind (`executor.kind`): where a run's attempts run.
+"""Executors by kind (`executor.kind`): where a run's attempts run, opened in one place.
 
     local   this process: a warm pool and a verifier against this machine's engine (local.py)
     ray     the nodes of a Ray cluster (cluster.py); Ray itself loads when a run opens it
 
-A new executor is its module, with an `open` that yields what the scheduler runs attempts with
-(`executor=`, or `pool=` and `verifier=`), and one `EXECUTORS.add` below.
+    async with open_executor(site) as executor:     # the scheduler takes it; it never builds one
+        ...
+
+An executor receives the settings of the stages an attempt passes through (`Site`), never the
+whole pipeline. A new executor is its module, with an `open(site)` that yields an `Executor`
+(`factory.protocols`), and one `EXECUTORS.add` below.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass
-from typing import Any
 
-from factory.config import Pipeline
 from factory.executor import cluster
+from factory.executor.config import EXECUTORS, ExecutorConfig, ExecutorKind
 from factory.executor.local import open_local
-from factory.progress import Progress
-from factory.protocols import Teacher
-from factory.records import Task
-from factory.registry import Registry
-from factory.runs import RunStore
+from factory.executor.site import Site
+from factory.protocols import Executor
 
-Open = Callable[[Pipeline, RunStore, list[Task], dict[str, Teacher], set[str], Progress],
-                AbstractAsyncContextManager[dict[str, Any]]]
-
-
-def nothing_to_check(pipeline: Pipeline) -> None:
-    return None
-
-
-@dataclass(frozen=True)
-class ExecutorKind:
-    open: Open
-    """What the scheduler runs a run's attempts with, closed (with what it started) at the run's end."""
-    check: Callable[[Pipeline], None] = nothing_to_check
-    """Before the run folder exists: what can be known to fail (Ray not installed, no cluster)."""
-
-
-EXECUTORS: Registry[ExecutorKind] = Registry("executor")
 EXECUTORS.add("local", ExecutorKind(open_local))
 EXECUTORS.add("ray", ExecutorKind(cluster.open_ray, check=cluster.check))
+
+
+def check_executor(config: ExecutorConfig) -> None:
+    """Before the run folder exists: what can be known to fail (Ray not installed, no cluster)."""
+    EXECUTORS.get(config.kind).check(config)
+
+
+def open_executor(site: Site) -> AbstractAsyncContextManager[Executor]:
+    """The one place an executor is made: the kind `site.executor.kind` names, opened for the run."""
+    return EXECUTORS.get(site.executor.kind).open(site)

@@ -9,14 +9,14 @@ import socket
 import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from factory.agent.config import AgentConfig
 from factory.agent.harness import pick
 from factory.agent.loop import run_agent
 from factory.errors import SandboxError
+from factory.executor.journal import JournalTeacher
 from factory.executor.late import LateWork
-from factory.journal import JournalTeacher
+from factory.executor.site import Site
 from factory.protocols import Anticipating, Pool, Sampled, Teacher, Verifier
 from factory.records import INFRA_EXITS, AttemptKey, Exit, PossiblyBilled, Task, Trajectory, Verdict
 from factory.sandbox.pool import SandboxPool
@@ -24,35 +24,29 @@ from factory.sandbox.pull import Puller
 from factory.verify import DockerVerifier
 from factory.verify.frameworks.copies.plant import hider
 
-if TYPE_CHECKING:  # the pipeline's module imports every section's, this one's among them
-    from factory.config import Pipeline
-    from factory.progress import Progress
-    from factory.runs import RunStore
-
 
 @contextlib.asynccontextmanager
-async def open_local(pipeline: Pipeline, store: RunStore, tasks: list[Task], teachers: dict[str, Teacher],
-                     paid: set[str], progress: Progress) -> AsyncIterator[dict[str, Any]]:
-    """This machine's warm pool and verifier for a run, as the scheduler takes them (it makes the
-    `LocalExecutor` over them); closed, with their containers, when the run ends."""
-    puller = Puller.of(pipeline.sandbox, note=progress.note)  # one per run: the pool's and the verifier's pulls
-    verifier = DockerVerifier(pipeline.verifier, pipeline.sandbox, run_id=store.run_id, puller=puller, reuse=True)
+async def open_local(site: Site) -> AsyncIterator[LocalExecutor]:
+    """This machine's warm pool and verifier for a run, and the executor over them; closed, with
+    their containers, when the run ends."""
+    puller = Puller.of(site.sandbox, note=site.note)  # one per run: the pool's and the verifier's pulls
+    verifier = DockerVerifier(site.verifier, site.sandbox, run_id=site.run_id, puller=puller, reuse=True)
     try:
-        async with SandboxPool(pipeline.sandbox, run_id=store.run_id, puller=puller) as pool:
-            yield {"pool": pool, "verifier": verifier}
+        async with SandboxPool(site.sandbox, run_id=site.run_id, puller=puller) as pool:
+            yield LocalExecutor(pool, verifier, site.teachers, site.agent, journal=site.journal)
     finally:
         await verifier.close()
 
 
 class LocalExecutor:
     def __init__(self, pool: Pool, verifier: Verifier | None, teachers: dict[str, Teacher], agent: AgentConfig, *,
-                 late: LateWork, journal: Callable[[AttemptKey], Path | None] = lambda key: None,
-                 node: str | None = None):
+                 journal: Callable[[AttemptKey], Path | None] = lambda key: None, node: str | None = None):
         self.pool = pool
         self.verifier = verifier
         self.teachers = teachers
         self.agent = agent
-        self.late = late
+        self.late = LateWork()
+        """Work past its attempt's deadline, finishing unawaited (the scheduler drains it)."""
         self.journal = journal
         """Where an attempt's paid teacher turns are journaled; None: not journaled (free teachers)."""
         self.node = node or socket.gethostname()
@@ -110,5 +104,5 @@ class LocalExecutor:
 
 
 def _cut_off(teacher: Teacher) -> list[PossiblyBilled]:
-    """The journaled requests of an attempt that never answered (`factory.journal`)."""
+    """The journaled requests of an attempt that never answered (`factory.executor.journal`)."""
     return list(teacher.possibly_billed) if isinstance(teacher, JournalTeacher) else []

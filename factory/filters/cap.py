@@ -27,6 +27,11 @@ class CapConfig(Section):
     seed: int = 0
     """Seed of the tie-break between otherwise equal runs."""
 
+    @property
+    def most(self) -> int | None:
+        """Runs a task keeps at most, and so needs (`factory.run.allocation`); None: no cap."""
+        return self.per_task if self.enabled else None
+
 
 def _tiebreak(attempt: Attempt, seed: int) -> str:
     key = attempt.key

@@ -108,8 +108,8 @@ async def import_run(path: Path, format_name: str, source: str, run_id: str, *, 
                      verifier: Verifier | None = None, trust_source: bool = False) -> ImportOutcome:
     """Read, verify, record and build; `verifier` defaults to the factory's Docker verifier.
     `trust_source`: trajectories that hold no patch are kept as their source verified them."""
-    from factory.run import build_run, open_warehouse, pipeline_of
-    from factory.runs import RunStore
+    from factory.run.folder import RunStore
+    from factory.run.runner import build_run, open_warehouse, pipeline_of
     from factory.sandbox.images import ensure_local_images
     from factory.tasks import load_taskset
 

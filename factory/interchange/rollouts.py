@@ -26,7 +26,7 @@ from typing import Any
 from factory import __version__
 from factory.errors import NothingExported, UsageError
 from factory.records import Attempt, TestStatus, Verdict
-from factory.runs import RunStore
+from factory.run.folder import RunStore
 
 
 def reward(verdict: Verdict | None) -> float:
@@ -137,7 +137,7 @@ def _comparer(store: RunStore, summary: RolloutSummary) -> Any:
     """attempt -> its turns the run's renderer does not reproduce (None when it cannot render it)."""
     from factory.render import RenderError, build_renderer
     from factory.render.sampled import compare_sampled
-    from factory.run import pipeline_of
+    from factory.run.runner import pipeline_of
 
     renderer = build_renderer(template=pipeline_of(store).output.template)
 

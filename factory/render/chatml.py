@@ -19,6 +19,7 @@ from factory.render.qwen3 import (
     last_query_index,
     split_reasoning,
     tools_block,
+    turn,
 )
 
 CHATML_CONTROLS = ("<|im_start|>", "<|im_end|>")
@@ -29,23 +30,16 @@ def layout(messages: list[Message], tools: list[dict[str, Any]], thinking: Think
     first_is_system = bool(messages) and messages[0].role == "system"
     if tools:
         head = messages[0].content + "\n\n" if first_is_system else ""
-        _turn(out, "system", head + TOOLS_INTRO + tools_block(tools) + TOOLS_OUTRO, 0 if first_is_system else -1)
+        turn(out, "system", head + TOOLS_INTRO + tools_block(tools) + TOOLS_OUTRO, 0 if first_is_system else -1)
     elif first_is_system:
-        _turn(out, "system", messages[0].content, 0)
+        turn(out, "system", messages[0].content, 0)
     last_query = last_query_index(messages)
     for i, m in enumerate(messages):
         if m.role in ("user", "tool") or (m.role == "system" and i > 0):
-            _turn(out, m.role, m.content, i)
+            turn(out, m.role, m.content, i)
         elif m.role == "assistant":
             _assistant(out, m, i, keeps_reasoning(thinking, i, last_query))
     return out.pieces
-
-
-def _turn(out: Layout, role: str, content: str, index: int) -> None:
-    out.control("<|im_start|>", role=role, index=index)
-    out.text(role + "\n" + content, role=role, index=index)
-    out.control("<|im_end|>", role=role, index=index)
-    out.text("\n", role=role, index=index)
 
 
 def _assistant(out: Layout, m: Message, i: int, think: bool) -> None:

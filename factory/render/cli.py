@@ -54,7 +54,7 @@ def load_trajectory(run: str, attempt: str | None) -> Trajectory:
             return _parse(hits[0])
         if hits:
             raise UsageError(f"{run}: {len(hits)} files match attempt {attempt!r}: {hits[0]}, {hits[1]}, ...")
-    from factory.runs import RunStore
+    from factory.run.folder import RunStore
 
     found = RunStore.find(run).find_attempt(attempt)
     if found.trajectory is None:

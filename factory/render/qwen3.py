@@ -74,11 +74,11 @@ def layout(messages: list[Message], tools: list[dict[str, Any]], thinking: Think
         out.text("system\n" + head + TOOLS_INTRO + tools_block(tools), **where)
         out.lit(TOOLS_OUTRO + "<|im_end|>\n", **where)
     elif first_is_system:
-        _turn(out, "system", messages[0].content, 0)
+        turn(out, "system", messages[0].content, 0)
     last_query = last_query_index(messages)
     for i, m in enumerate(messages):
         if m.role == "user" or (m.role == "system" and i > 0):
-            _turn(out, m.role, m.content, i)
+            turn(out, m.role, m.content, i)
         elif m.role == "assistant":
             think = keeps_reasoning(thinking, i, last_query)
             _assistant(out, m, i, think, is_last=i == len(messages) - 1)
@@ -96,7 +96,8 @@ def layout(messages: list[Message], tools: list[dict[str, Any]], thinking: Think
     return out.pieces
 
 
-def _turn(out: Layout, role: str, content: str, index: int) -> None:
+def turn(out: Layout, role: str, content: str, index: int) -> None:
+    """One plain ChatML turn, `<|im_start|>role\ncontent<|im_end|>\n` (also chatml.py's)."""
     out.control("<|im_start|>", role=role, index=index)
     out.text(role + "\n" + content, role=role, index=index)
     out.control("<|im_end|>", role=role, index=index)

@@ -30,9 +30,9 @@ def draw_plots(query: Query, run_id: str, folder: Path) -> list[Plot]:
 def write_report(db: Path, run_id: str, out_dir: Path) -> Path:
     """Read run `run_id` from the warehouse file `db`, draw its plots into `out_dir` and write
     `out_dir/index.html` (images by relative path, so the folder can be moved or sent as is)."""
+    from factory.atomic import write_atomic
     from factory.report.page import render_page
     from factory.report.plots import draw
-    from factory.runs import write_atomic
 
     out_dir = Path(out_dir)
     data = load_run(file_query(Path(db)), run_id)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from pydantic import Field, field_validator
 
 from factory.section import Section
@@ -60,3 +62,9 @@ class TasksConfig(Section):
         if name not in names():
             raise ValueError(unknown(name))
         return name
+
+
+def local_path(source: str, base: Path | None = None) -> Path | None:
+    """The source as a local folder or task file, or None when it names a Hugging Face dataset."""
+    path = Path(source) if base is None else (base / source)
+    return path if path.is_dir() or path.suffix in (".jsonl", ".json", ".parquet") else None

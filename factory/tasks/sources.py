@@ -17,9 +17,10 @@ from typing import Any
 
 from factory.errors import UsageError
 from factory.records import Task
-from factory.tasks.config import TasksConfig
+from factory.tasks.config import TasksConfig, local_path
 from factory.tasks.fields import BadRow, Unsupported
 from factory.tasks.formats import task_from_row
+from factory.tasks.validate import invalid_ids, measured, read_results
 
 TASKS_FILE = "tasks.jsonl"
 
@@ -83,12 +84,6 @@ def _hub_rows(name: str, split: str, streaming: bool) -> Iterator[tuple[str, dic
         yield f"{name}[{split}] row {number}", dict(row)
 
 
-def local_path(source: str, base: Path | None = None) -> Path | None:
-    """The source as a local folder or task file, or None when it names a Hugging Face dataset."""
-    path = Path(source) if base is None else (base / source)
-    return path if path.is_dir() or path.suffix in (".jsonl", ".json", ".parquet") else None
-
-
 def rows(source: str, *, base: Path | None = None, split: str = "train", streaming: bool = False):
     """(where, row) pairs from any source the loaders accept."""
     path = local_path(source, base)
@@ -124,8 +119,6 @@ def tasks_by_source(config: TasksConfig, tasks: list[Task]) -> list[tuple[str, l
 
 
 def _load_source(config: TasksConfig, source: str, base: Path | None, report: LoadReport, seen: set[str]) -> None:
-    from factory.tasks.validate import invalid_ids, measured, read_results
-
     mine: list[Task] = []
     one_limit = config.limit_per_source or (config.limit if len(config.sources) == 1 else None)
     invalid = invalid_ids(source, base) if config.skip_invalid else {}

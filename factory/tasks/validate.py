@@ -19,7 +19,7 @@ from pathlib import Path
 from factory.errors import UsageError, VerifyError
 from factory.protocols import Verifier
 from factory.records import Task, Verdict
-from factory.tasks.sources import local_path
+from factory.tasks.config import local_path
 
 
 @dataclass

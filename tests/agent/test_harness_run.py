@@ -12,8 +12,8 @@ import pytest
 from factory.agent.harness import MINI_TOOLS
 from factory.agent.tools import TOOLS
 from factory.config import load_pipeline
-from factory.progress import QuietProgress
-from factory.run import run_pipeline
+from factory.run.progress import QuietProgress
+from factory.run.runner import run_pipeline
 from factory.warehouse import Warehouse
 from tests.agent.local_sandbox import DEMO
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from factory.runs import RunStore
+from factory.run.folder import RunStore
 from tests.executor.ray_cluster import Cluster
 from tests.test_run import (
     factory,

@@ -167,7 +167,7 @@ def fake_tokenize(attempts: list[Attempt]) -> list[TokenizedRow]:
 def run_folder(tmp_path, output: str = "", attempts: list[Attempt] | None = None):
     """A run folder as `factory run` leaves it (run.json, pipeline.yaml, dataset/), made without a run."""
     from factory.output import CardMeta, build_dataset
-    from factory.runs import RunStore
+    from factory.run.folder import RunStore
 
     demo = Path(__file__).parents[2] / "pipelines" / "tasksets" / "demo"
     text = (f"name: demo\ntasks: {{source: {demo}}}\n"

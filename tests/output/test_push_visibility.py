@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from factory.output import push
-from factory.runs import RunStore
+from factory.run.folder import RunStore
 from tests.output.sample_run import run_folder
 
 ROOT = Path(__file__).parents[2]

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from factory.runs import RunStore
+from factory.run.folder import RunStore
 from tests.report.sample import finished_run
 
 

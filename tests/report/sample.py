@@ -9,8 +9,8 @@ from pathlib import Path
 
 from factory.config import load_pipeline
 from factory.records import Attempt
-from factory.run import build_run, open_warehouse
-from factory.runs import RunStore
+from factory.run.folder import RunStore
+from factory.run.runner import build_run, open_warehouse
 from tests.output.sample_run import RUN_ID, TASKS, demo_attempts
 
 T0 = datetime(2025, 1, 1, 12, 0, tzinfo=UTC)

@@ -12,8 +12,8 @@ import docker
 import pytest
 
 from factory.config import load_pipeline
-from factory.progress import QuietProgress
-from factory.run import run_pipeline
+from factory.run.progress import QuietProgress
+from factory.run.runner import run_pipeline
 from factory.sandbox.config import SandboxConfig
 from factory.sandbox.docker import DockerSandbox
 from factory.sandbox.docker.start_image import LABEL_OF

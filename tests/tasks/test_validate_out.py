@@ -16,6 +16,8 @@ from factory import cli
 from factory.config import TasksConfig
 from factory.errors import UsageError
 from factory.records import Reason, Verdict
+from factory.sandbox.backend import sandbox_backend
+from factory.sandbox.config import SandboxConfig
 from factory.tasks import load_tasks, load_taskset
 from factory.tasks.validate import TaskCheck, read_results, results_path, write_results
 from tests.docs_examples import run_examples
@@ -28,9 +30,10 @@ DEMO = ROOT / "pipelines/tasksets/demo"
 class GoldOnlyVerifier:
     """Resolves a task's gold fix and nothing else; a task whose id ends in `.broken` never resolves."""
 
-    def __init__(self, config, run_id: str = "verify") -> None:
+    def __init__(self, config, sandbox=None, run_id: str = "verify") -> None:
         self.config = config
         self.run_id = run_id
+        self.backend = sandbox_backend((sandbox or SandboxConfig()).backend)  # the command's sweep is real
 
     async def close(self) -> None:
         pass

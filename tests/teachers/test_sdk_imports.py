@@ -16,7 +16,7 @@ from factory.teachers.openai import OpenAIConfig
 PROBE = "import sys, {module}; print(sorted({{m.split('.')[0] for m in sys.modules}} & {{'anthropic', 'openai'}}))"
 
 
-@pytest.mark.parametrize("module", ["factory.sandbox", "factory.verify", "factory.cli", "factory.scheduler",
+@pytest.mark.parametrize("module", ["factory.sandbox", "factory.verify", "factory.cli", "factory.run.scheduler",
                                     "factory.teachers"])
 def test_importing_a_stage_loads_no_model_sdk(module):
     out = subprocess.run([sys.executable, "-c", PROBE.format(module=module)], capture_output=True, text=True, check=True)

@@ -18,12 +18,13 @@ import pytest
 
 from factory.config import VerifierConfig, load_pipeline
 from factory.errors import VerifyError
-from factory.progress import QuietProgress
-from factory.run import load_run_tasks
-from factory.runs import RunStore
+from factory.executor.local import LocalExecutor
+from factory.run.folder import RunStore
+from factory.run.progress import QuietProgress
+from factory.run.runner import load_run_tasks
+from factory.run.scheduler import VERIFY_ERROR, Scheduler
 from factory.sandbox.docker import engine
 from factory.sandbox.pool import SandboxPool
-from factory.scheduler import VERIFY_ERROR, Scheduler
 from factory.teachers import build_teacher
 from factory.verify.verifier import DockerVerifier
 from tests.test_run import pipeline_file
@@ -108,8 +109,9 @@ async def test_a_resumed_run_verifies_what_infrastructure_left_unverified_withou
 
     async def run(teacher: CountingTeacher, verify_run: str):
         async with SandboxPool(pipeline.sandbox, run_id=f"{run_id}-sampling") as pool:
-            return await Scheduler(pipeline, tasks, {"scripted-test": teacher}, store, pool=pool,
-                                   verifier=verifier(verify_run, retries=1), progress=QuietProgress()).run()
+            teachers = {"scripted-test": teacher}
+            executor = LocalExecutor(pool, verifier(verify_run, retries=1), teachers, pipeline.agent)
+            return await Scheduler(pipeline, tasks, teachers, store, executor=executor, progress=QuietProgress()).run()
 
     first = CountingTeacher(build_teacher(pipeline.teachers[0]))
     with Remover(docker_client, run_id):  # every verification container of the first run dies
@@ -139,8 +141,9 @@ async def test_progress_and_results_count_a_reverified_attempt_once(tmp_path, do
     teacher = CountingTeacher(build_teacher(pipeline.teachers[0]))
     for _ in range(2):
         async with SandboxPool(pipeline.sandbox, run_id=f"twice-{uuid.uuid4().hex[:6]}") as pool:
-            result = await Scheduler(pipeline, tasks, {"scripted-test": teacher}, store, pool=pool,
-                                     verifier=verifier(f"twice-{uuid.uuid4().hex[:6]}"), progress=QuietProgress()).run()
+            teachers = {"scripted-test": teacher}
+            executor = LocalExecutor(pool, verifier(f"twice-{uuid.uuid4().hex[:6]}"), teachers, pipeline.agent)
+            result = await Scheduler(pipeline, tasks, teachers, store, executor=executor, progress=QuietProgress()).run()
     assert (result.resumed, result.finished, len(result.attempts)) == (1, 0, 1)
 
 

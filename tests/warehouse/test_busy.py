@@ -19,8 +19,8 @@ import pytest
 
 from factory.config import load_pipeline
 from factory.filters.base import Drop, DropReason
-from factory.progress import QuietProgress
-from factory.run import run_pipeline
+from factory.run.progress import QuietProgress
+from factory.run.runner import run_pipeline
 from factory.warehouse import Warehouse, run_query
 from tests.warehouse.sample import T0, attempt, key, task
 

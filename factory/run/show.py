@@ -10,7 +10,7 @@ from rich.markup import escape
 from rich.panel import Panel
 
 from factory.records import Attempt
-from factory.runs import RunStore
+from factory.run.folder import RunStore
 
 
 def show_run(console: Console, store: RunStore) -> None:

@@ -1,13 +1,12 @@
 """Which runs a task keeps, decided as attempts finish by the filter chain that builds the dataset.
 
-The executor asks one question, `needs(task, in_flight)`: does this task still need attempts?
-The answer comes from the pipeline's own `filters:` section, so a run stops paying for a task
-exactly when the dataset it writes would hold `filters.cap.per_task` rows of it:
+Its count of a task's rows comes from the pipeline's own `filters:` section, and the allocator
+(`factory.run.allocation`, the one place the cap is decided) stops a task on it, so a run stops
+paying for a task exactly when the dataset it writes would hold `filters.cap.per_task` rows of it:
 
     keeper = Keeper(pipeline.filters)
     keeper.add(attempt)                 # as each attempt finishes (or is read back on resume)
     keeper.kept(task_id)                # the task's rows as `factory build` would write them
-    keeper.needs(task_id, in_flight=1)  # False once kept + in flight reach the cap
 
 The filters in front of the first per-task filter (resolved, loops, length) judge each attempt
 once, when it is added; the rest of the chain (dedup, cap, secrets) runs over the task's
@@ -33,8 +32,6 @@ class Keeper:
         """Filters that judge one attempt on its own: run once per attempt."""
         self.rest = FilterChain(chain[split:])
         """The rest of the chain, over a task's attempts that passed `each`."""
-        self.wanted = filters.cap.per_task if filters.cap.enabled else None
-        """Runs a task keeps at most, and so needs; None: no cap, every attempt is made."""
         self._passed: dict[str, list[Attempt]] = defaultdict(list)
         self._kept: dict[str, list[Attempt]] = {}
         self.total = 0
@@ -53,8 +50,4 @@ class Keeper:
 
     def kept(self, task: str) -> list[Attempt]:
         return self._kept.get(task, [])
-
-    def needs(self, task: str, in_flight: int = 0) -> bool:
-        """Whether the task still needs attempts beyond the `in_flight` ones (which may all be kept)."""
-        return self.wanted is None or len(self.kept(task)) + in_flight < self.wanted
 

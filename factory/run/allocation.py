@@ -8,8 +8,10 @@ candidate row), and decides from it and from what the keeper keeps:
     allocator.ended(task, teacher)           it is no longer in flight (recorded or not)
     allocator.record(task, teacher, passed, kept)   a graded attempt finished; `kept`: the rows
                                              the dataset keeps of the task now (the keeper's count)
-    allocator.pick(queue, needs, cost)       the unit to start now, or None; units of stopped
+    allocator.pick(queue, cost)              the unit to start now, or None; units of stopped
                                              tasks leave the queue for good, counted as saved
+    allocator.needs(task)                    does the task still need attempts: the cap, decided
+                                             here only (the scheduler and the forecast ask it)
 
 A task stops (`Stop`) when the dataset keeps `filters.cap.per_task` runs of it (`at_cap`), when
 every teacher open to it is hopeless on it (`hopeless`: the posterior puts at least
@@ -29,32 +31,10 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Protocol
 
-from pydantic import Field
-
-from factory.section import Section
-
 if TYPE_CHECKING:
     from collections import deque
 
     from factory.config import SamplingConfig
-
-
-class HopelessConfig(Section):
-    """When a teacher stops paying for a task: its posterior pass rate is almost surely near 0."""
-
-    enabled: bool = True
-    """Stop a teacher on a task once the posterior says it is hopeless."""
-    below: float = Field(default=0.05, gt=0, lt=1)
-    """A pass rate under this is hopeless."""
-    mass: float = Field(default=0.7, gt=0, lt=1)
-    """The posterior probability below `below` that makes a teacher hopeless on a task."""
-    prior: tuple[float, float] = (0.25, 0.65)
-    """Beta prior (passes, failures) of a task's pass rate before any attempt: U-shaped, as pass
-    rates of coding tasks pile up near 0 with some near 1; its mean, 0.28, is SWE-smith's 5,016
-    kept runs of 17,906 attempts. With the defaults a teacher is hopeless after 4 failures and
-    no pass."""
-    min_attempts: int = Field(default=3, ge=1)
-    """Graded attempts of a teacher on a task before it may be called hopeless."""
 
 
 class Stop(StrEnum):
@@ -193,6 +173,14 @@ class Allocator:
     def stopped(self, task: str) -> Stop | None:
         return self.tasks[task].stop
 
+    def needs(self, task: str, in_flight: int | None = None) -> bool:
+        """Whether the task still needs attempts beyond those in flight (which may all be kept):
+        the rows the dataset keeps of it plus `in_flight` (by default its attempts in flight now)
+        stay under `filters.cap.per_task`. The one place the cap is decided."""
+        state = self.tasks[task]
+        in_flight = state.inflight if in_flight is None else in_flight
+        return self.wanted is None or state.kept + in_flight < self.wanted
+
     def is_hopeless(self, belief: Belief) -> bool:
         h = self.hopeless
         if not h.enabled or belief.passes + belief.failures < h.min_attempts:
@@ -212,7 +200,7 @@ class Allocator:
             self._note(task, state, "escalated", f"tier {state.tier} failed it; tier {state.tier + 1} "
                        f"({', '.join(self.tiers[state.tier])}) may try it")
         stop, why = None, ""
-        if self.wanted is not None and state.kept >= self.wanted:
+        if not self.needs(task, in_flight=0):
             stop, why = Stop.at_cap, f"the dataset keeps {state.kept} run(s) of it (filters.cap.per_task)"
         elif self.give_up is not None and state.streak >= self.give_up and not state.kept:
             stop, why = Stop.gave_up, f"{state.streak} failures in a row (sampling.give_up_after_failures)"
@@ -239,13 +227,13 @@ class Allocator:
 
     # ------------------------------------------------------------------ choosing
 
-    def allows(self, unit: Unit, needs: Callable[[str, int], bool]) -> bool:
+    def allows(self, unit: Unit) -> bool:
         """Whether `unit` may start now: its tier is open, its teacher not done, the task needs
         it beyond what is in flight, and the failure allowance is not bet away."""
         state = self.tasks[unit.task_id]
         if self.tier_of.get(unit.teacher, 0) > state.tier or state.beliefs[unit.teacher].hopeless:
             return False
-        if not needs(unit.task_id, state.inflight):
+        if not self.needs(unit.task_id):
             return False
         return self.give_up is None or state.kept > 0 or state.streak + state.inflight < self.give_up
 
@@ -255,7 +243,7 @@ class Allocator:
         mean = self.tasks[unit.task_id].beliefs[unit.teacher].mean(self.hopeless.prior)
         return mean / max(cost(unit.teacher), 1e-6)
 
-    def pick(self, queue: deque, needs: Callable[[str, int], bool], cost: Callable[[str], float] | None = None,
+    def pick(self, queue: deque, cost: Callable[[str], float] | None = None,
              dropped: Callable[[Unit], None] | None = None) -> Unit | None:
         """Pop the unit to start now (None: none may start yet). Units of stopped tasks, and of
         teachers hopeless on their task, leave the queue for good (each told to `dropped`).
@@ -271,7 +259,7 @@ class Allocator:
                 if dropped is not None:
                     dropped(unit)
                 continue
-            if self.allows(unit, needs):
+            if self.allows(unit):
                 if cost is None:
                     del queue[i]
                     return unit

@@ -1,13 +1,13 @@
 """What a run will cost before it starts: `factory run PIPELINE --dry-run [--pilot RUN]`.
 
-No sandbox starts and no teacher is called: the run's own allocation (`factory.allocation`, the
+No sandbox starts and no teacher is called: the run's own allocation (`factory.run.allocation`, the
 scheduler's `breadth_first` units, `max_in_flight` attempts out at once) is played over a
 simulated population of tasks, several times, and the spread of the results is the range:
 
     pass rates   a pilot run's, per task and teacher, from its warehouse (resolved of graded
                  attempts, shrunk toward `sampling.hopeless.prior`), its tasks resampled; without
                  a pilot, one rate per task drawn from that prior (U-shaped, mean 0.28)
-    cost         per attempt: the pilot's mean per teacher; the ceiling (`factory.budget`) as the
+    cost         per attempt: the pilot's mean per teacher; the ceiling (`factory.run.budget`) as the
                  most; a teacher of unknown price has no cost figure
     passes       an attempt passes when it survives the per-attempt filters (resolved, loops,
                  length): the keeper's candidate, what the allocator counts
@@ -27,12 +27,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from factory.allocation import Allocator
-from factory.budget import first_ceiling
 from factory.config import Pipeline, SamplingConfig, teacher_label
 from factory.errors import UsageError
 from factory.records import Task
-from factory.scheduler import breadth_first
+from factory.run.allocation import Allocator
+from factory.run.budget import first_ceiling
+from factory.run.scheduler import breadth_first
 
 Rates = dict[str, dict[str, float]]
 """Task id -> teacher -> the chance an attempt passes."""
@@ -79,15 +79,12 @@ def simulate(rates: Rates, sampling: SamplingConfig, teachers: list[str], cap: i
     queue = breadth_first(tasks, teachers, sampling.attempts_per_task)
     allocator = Allocator(sampling, teachers, wanted)
     passed = dict.fromkeys(rates, 0)
-    rows = dict.fromkeys(rates, 0)
-    kept = dict.fromkeys(rates, 0)
-
-    def needs(task: str, inflight: int = 0) -> bool:  # Keeper.needs, with every pass a distinct row
-        return wanted is None or kept[task] + inflight < wanted
+    rows = dict.fromkeys(rates, 0)  # new rows among the passes
+    kept = dict.fromkeys(rates, 0)  # the keeper's count: rows up to the cap
 
     out, clock, running = Outcome(), 0.0, []
     while True:
-        while len(running) < (in_flight or sampling.max_in_flight) and (unit := allocator.pick(queue, needs)):
+        while len(running) < (in_flight or sampling.max_in_flight) and (unit := allocator.pick(queue)):
             allocator.launched(unit.task_id, unit.teacher)
             success = rng.random() < rates[unit.task_id][unit.teacher]
             new = rng.random() < (fresh or {}).get(unit.task_id, 1.0)  # drawn at launch: the seed fixes the run
@@ -158,7 +155,7 @@ def per_task_filters() -> tuple[set[str], set[str]]:
     keeper's own split of the chain (`Keeper.each`, `Keeper.rest`), less the cap."""
     from factory.filters import FiltersConfig
     from factory.filters.cap import CapFilter
-    from factory.keeper import Keeper
+    from factory.run.keeper import Keeper
 
     keeper = Keeper(FiltersConfig())
     return ({f.name for f in keeper.each.filters},
@@ -194,7 +191,7 @@ class Forecast:
     cost: tuple[float, float] | None
     """Expected USD, low to high over the simulations; None without a pilot's cost or a price."""
     ceiling: float | None
-    """Every forecast attempt at its teacher's ceiling (`factory.budget.first_ceiling`)."""
+    """Every forecast attempt at its teacher's ceiling (`factory.run.budget.first_ceiling`)."""
     saved: dict[str, float]
     budget: float | None = None
     """`budget.max_cost_usd`; the simulation does not stop at it, the lines say where it would."""
@@ -239,7 +236,7 @@ def forecast(pipeline: Pipeline, tasks: int, pilot: Pilot | None = None) -> Fore
         ceilings = dict.fromkeys(labels, pipeline.agent.max_cost_usd)
     known = pilot.cost if pilot else {}
     scale = tasks / n
-    cap = pipeline.filters.cap.per_task if pipeline.filters.cap.enabled else None
+    cap = pipeline.filters.cap.most
     outcomes = []
     for seed in range(SEEDS):
         rates, fresh = population(pipeline, n, pilot, rng)

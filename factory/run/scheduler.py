@@ -4,13 +4,14 @@
       run_agent (teacher turns journaled) ─► release the slot ─► executor.verify (concurrently)
       ─► attempt file (atomic) ─► warehouse ─► task state (early stop, give-up)
 
-Which unit starts next, and when a task gets no more, is `factory.allocation`'s to say: early
-stop once the runs the dataset keeps of it (`factory.keeper`: the pipeline's own filter chain)
+Which unit starts next, and when a task gets no more, is `factory.run.allocation`'s to say: early
+stop once the runs the dataset keeps of it (`factory.run.keeper`: the pipeline's own filter chain)
 plus the attempts in flight reach `filters.cap.per_task`; hopeless teachers, give-up, tiers of
 a cascade, and under a budget the most expected kept rows per dollar.
 
 The executor (`factory.executor`) is where that work runs: this process's pool and verifier, or
-the nodes of a Ray cluster; every decision above stays here.
+the nodes of a Ray cluster; the scheduler is given it (it never builds one), and every decision
+above stays here.
 
 Infrastructure failures (engine fault, sandbox removed, teacher outage after retries) are redone up to `infra_retries` times and recorded as
 such; a verification that the engine keeps failing records the attempt with its trajectory
@@ -19,7 +20,7 @@ verifies attempts that have a trajectory but no verdict, and samples again the a
 infrastructure ended (paid turns replay from the journal, so nothing is paid twice); it folds
 the finished attempts into task state in the order they finished, as the run that wrote them
 did. Budget: a unit starts only while the cost spent plus the ceilings of the attempts in
-flight, its own included, stay within `budget.max_cost_usd` (`factory.budget`). Signals: a first
+flight, its own included, stay within `budget.max_cost_usd` (`factory.run.budget`). Signals: a first
 Ctrl-C stops launching and lets attempts in flight finish; a second cancels them (their
 sandboxes are removed on the way out).
 """
@@ -37,16 +38,15 @@ from collections import Counter, deque
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from factory.allocation import Allocator, Stop
-from factory.budget import Budget
+from factory.atomic import write_atomic
 from factory.config import Pipeline
 from factory.errors import SandboxError, StorageError, VerifyError
-from factory.executor.late import LateWork
-from factory.executor.local import LocalExecutor
-from factory.keeper import Keeper
-from factory.protocols import Executor, Pool, Sampled, Teacher, Verifier
+from factory.protocols import Executor, Sampled, Teacher
 from factory.records import INFRA_EXITS, Attempt, AttemptKey, Task, Trajectory
-from factory.runs import RunStore, write_atomic
+from factory.run.allocation import Allocator, Stop
+from factory.run.budget import Budget
+from factory.run.folder import RunStore
+from factory.run.keeper import Keeper
 
 VERIFY_ERROR = "verify_error"  # error_class of an attempt whose verification infrastructure failed
 
@@ -82,7 +82,7 @@ class RunResult:
     cap: int | None = None  # filters.cap.per_task, the runs a task keeps; None: no cap
     at_cap: int = 0  # tasks whose kept runs reached the cap
     not_needed: int = 0  # attempts never made: their task had enough (early stop)
-    saved: dict[str, int] = field(default_factory=dict)  # attempts never made, by why (factory.allocation)
+    saved: dict[str, int] = field(default_factory=dict)  # attempts never made, by why (factory.run.allocation)
     attempts: list[Attempt] = field(default_factory=list)
 
 
@@ -94,30 +94,25 @@ class Scheduler:
         teachers: dict[str, Teacher],
         store: RunStore,
         *,
-        pool: Pool | None = None,
-        verifier: Verifier | None = None,
+        executor: Executor,
         warehouse=None,
         progress=None,
-        journal: set[str] | None = None,
         keeper: Keeper | None = None,
-        executor: Executor | None = None,
     ):
         self.p = pipeline
         self.tasks = tasks
         self.teachers = teachers
-        self.journal = journal or set()  # teacher labels whose turns are journaled (paid ones)
         self.store = store
-        self.late = LateWork()  # work that passed an attempt's deadline, finishing unawaited
-        self.executor = executor or LocalExecutor(
-            pool, verifier, teachers, pipeline.agent, late=self.late,  # type: ignore[arg-type]
-            journal=lambda key: store.journal_path(key) if key.teacher in self.journal else None)
-        """Where attempts run (this process, or a Ray cluster); what runs and when is decided here."""
+        self.executor = executor
+        """Where attempts run (this process, or a Ray cluster), made for the run by whoever runs it
+        (`factory.executor.open_executor`); what runs and when is decided here."""
+        self.late = executor.late  # work that passed an attempt's deadline, finishing unawaited
         self.warehouse = warehouse
         self.progress = progress
         self.tasks_by_id = {t.instance_id: t for t in tasks}
         self.keeper = keeper or Keeper(pipeline.filters)
-        self.allocator = Allocator(pipeline.sampling, list(teachers), self.keeper.wanted)
-        self.result = RunResult(tasks=len(tasks), cap=self.keeper.wanted)
+        self.allocator = Allocator(pipeline.sampling, list(teachers), pipeline.filters.cap.most)
+        self.result = RunResult(tasks=len(tasks), cap=self.allocator.wanted)
         self.slots = asyncio.Semaphore(pipeline.sampling.max_in_flight)
         self.verify_slots = asyncio.Semaphore(pipeline.verifier.concurrency())
         self.changed = asyncio.Event()
@@ -141,12 +136,12 @@ class Scheduler:
         task = attempt.key.instance_id
         if task not in self.tasks_by_id:
             return
-        was_needed = self.keeper.needs(task)
-        passed = self.keeper.add(attempt)
+        was_needed = self.allocator.needs(task, in_flight=0)
+        passed = self.keeper.add(attempt)  # a failed one changes nothing the keeper keeps
         if passed or attempt.error_class is None:  # infrastructure failures are not the model's
             self.allocator.record(task, attempt.key.teacher, passed, len(self.keeper.kept(task)))
         self.result.kept = self.keeper.total
-        self.result.at_cap += was_needed and not self.keeper.needs(task)
+        self.result.at_cap += was_needed and not self.allocator.needs(task, in_flight=0)
         cost = attempt.trajectory.cost_usd if attempt.trajectory else 0.0
         if cost is None:
             self.result.unknown_cost += 1
@@ -165,8 +160,7 @@ class Scheduler:
         Without a budget the scan ends at the first eligible unit (O(in flight) on runs of 100k
         units); under one it weighs every queued unit's expected kept rows per dollar."""
         cost = self.budget.expected if self.budget.limit is not None else None
-        return self.allocator.pick(queue, self.keeper.needs, cost,
-                                   dropped=lambda unit: self._settled(unit.task.image))
+        return self.allocator.pick(queue, cost, dropped=lambda unit: self._settled(unit.task.image))
 
     def _record_decisions(self) -> None:
         """The run's allocation decisions, worked out again from every attempt on a resume, into

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from factory.atomic import TEMP_SUFFIX, write_atomic
 from factory.errors import StorageError, UsageError
 from factory.records import Attempt, AttemptKey
 
@@ -45,25 +46,6 @@ def _safe(name: str) -> str:
 def _path_part(name: str) -> str:
     """A task id or teacher label as one path part, one-to-one: `a/b` and `a_b` stay apart."""
     return quote(name, safe="") if name not in (".", "..") else quote(name.replace(".", "%2E"), safe="%")
-
-
-TEMP_SUFFIX = ".tmp"
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write via a temporary file, fsync, rename: readers and crashes see all or nothing. A
-    failed write (disk full, read-only) leaves no temporary file and raises the `OSError`."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}{TEMP_SUFFIX}")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tmp.open("w") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
 
 
 def identity(settings: dict[str, Any], selection: list[str]) -> dict[str, str]:

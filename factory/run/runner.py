@@ -16,11 +16,11 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from factory.atomic import write_atomic
 from factory.config import Pipeline, parse_pipeline, teacher_label
 from factory.errors import SandboxError, StorageError, UsageError
-from factory.executor.kinds import EXECUTORS
+from factory.executor import Site, check_executor, open_executor
 from factory.filters import ChainResult
-from factory.keeper import Keeper
 from factory.output import (
     BuildSettings,
     BuildSummary,
@@ -30,15 +30,16 @@ from factory.output import (
     build_dataset,
     render_hooks,
 )
-from factory.progress import Progress
 from factory.protocols import Teacher
 from factory.records import Attempt, Task
 from factory.render import build_renderer
 from factory.report import Plot, draw_plots
-from factory.runs import RunStore, identity, new_run_id, write_atomic
+from factory.run.folder import RunStore, identity, new_run_id
+from factory.run.keeper import Keeper
+from factory.run.progress import Progress
+from factory.run.scheduler import RunResult, Scheduler
 from factory.sandbox.backend import sandbox_backend
 from factory.sandbox.images import ensure_local_images
-from factory.scheduler import RunResult, Scheduler
 from factory.tasks import load_tasks
 from factory.tasks.sources import tasks_by_source
 from factory.teachers import build_teacher
@@ -86,7 +87,7 @@ async def run_pipeline(
     source may be a Hub dataset, retried for half a minute when the Hub cannot be reached)."""
     teachers = {teacher_label(t): build_teacher(t) for t in pipeline.teachers}  # a missing key fails here
     try:
-        EXECUTORS.get(pipeline.executor.kind).check(pipeline)  # so does a cluster that is not there
+        check_executor(pipeline.executor)  # so does a cluster that is not there
         tasks, skipped = _load(pipeline)
         store = RunStore(pipeline.resolve(pipeline.output.dir) / (run_id or new_run_id(pipeline.name)))
         with store.locked():
@@ -130,10 +131,9 @@ async def _run_held(pipeline: Pipeline, store: RunStore, tasks: list[Task], skip
         keeper = Keeper(pipeline.filters, count_tokens=lambda trajectory: rendering.result().count_tokens(trajectory))
         try:
             try:
-                executor = EXECUTORS.get(pipeline.executor.kind)
-                async with executor.open(pipeline, store, tasks, teachers, paid, progress) as where:
-                    scheduler = Scheduler(pipeline, tasks, teachers, store, **where,
-                                          warehouse=warehouse, progress=progress, journal=paid, keeper=keeper)
+                async with open_executor(executor_site(pipeline, store, tasks, teachers, paid, progress)) as executor:
+                    scheduler = Scheduler(pipeline, tasks, teachers, store, executor=executor,
+                                          warehouse=warehouse, progress=progress, keeper=keeper)
                     try:
                         result = await scheduler.run()
                     finally:
@@ -147,6 +147,20 @@ async def _run_held(pipeline: Pipeline, store: RunStore, tasks: list[Task], skip
             warehouse.close()
     behind = f"{warehouse.behind} attempt(s) not in it yet, as {warehouse.why_behind}" if warehouse.behind else None
     return RunOutcome(store, result, build, skipped, behind)
+
+
+def executor_site(pipeline: Pipeline, store: RunStore, tasks: list[Task], teachers: dict[str, Teacher],
+                  paid: set[str], progress: Progress) -> Site:
+    """What the executor gets of the run: the settings of the stages an attempt passes through,
+    the teachers, and the run folder's journal for the `paid` teachers' turns."""
+    return Site(
+        run_id=store.run_id, executor=pipeline.executor, agent=pipeline.agent, sandbox=pipeline.sandbox,
+        verifier=pipeline.verifier, teachers=teachers,
+        teacher_configs={teacher_label(t): t for t in pipeline.teachers},
+        journal=lambda key: store.journal_path(key) if key.teacher in paid else None,
+        tasksets=[(str(folder) if (folder := pipeline.resolve(source)).is_dir() else None, its_tasks)
+                  for source, its_tasks in tasks_by_source(pipeline.tasks, tasks)],
+        note=progress.note)
 
 
 async def _nothing_left(run_id: str, backend: str, progress: Progress) -> None:
