@@ -266,13 +266,20 @@ async def _verifying(config: VerifierConfig, work: Callable[[DockerVerifier], Aw
 
 @images_app.command("build")
 def images_build(
-    taskset: Annotated[str, typer.Argument(help="A local task-set folder (tasks.jsonl + repos/).")],
+    taskset: Annotated[str, typer.Argument(help="A local task-set folder (tasks.jsonl + repos/), or of Harbor tasks.")],
     rebuild: Annotated[bool, typer.Option(help="Rebuild images that already exist.")] = False,
 ) -> None:
-    """Build one image per repo of a local task set from the base image (no registry needed)."""
+    """Build one image per repo of a local task set from the base image, or one per Harbor task
+    from its Dockerfile (no registry, no network)."""
+    from factory.sandbox.dockerfile_images import ensure_dockerfile_images
     from factory.sandbox.images import ensure_images, local_taskset
+    from factory.tasks.harbor import is_taskset
 
     folder = Path(taskset)
+    if is_taskset(folder):
+        for image, state in ensure_dockerfile_images(_load(taskset), rebuild=rebuild):
+            console.print(f"{state:8} {image}")
+        return
     if local_taskset(folder) != folder:
         raise UsageError(f"{taskset}: not a local task set (expected {folder}/tasks.jsonl and {folder}/repos/)")
     for image, state in ensure_images(_load(taskset), folder, rebuild=rebuild):
