@@ -73,7 +73,8 @@ class SessionTeacher(Teacher, Protocol):
 
 
 class Verifier(Protocol):
-    async def verify(self, task: Task, patch: str) -> Verdict: ...
+    async def verify(self, task: Task, patch: str, state: str | None = None) -> Verdict: ...
+    """`state`: a terminal task's frozen final state (`Trajectory.final_state`)."""
 
 
 @runtime_checkable
