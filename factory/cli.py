@@ -284,15 +284,22 @@ async def _verifying(config: VerifierConfig, backend: str, work: Callable[[Docke
 
 @images_app.command("build")
 def images_build(
-    taskset: Annotated[str, typer.Argument(help="A local task-set folder (tasks.jsonl + repos/).")],
+    taskset: Annotated[str, typer.Argument(help="A local task-set folder (tasks.jsonl + repos/), or of Harbor tasks.")],
     rebuild: Annotated[bool, typer.Option(help="Rebuild images that already exist.")] = False,
     backend: Annotated[str | None, typer.Option(help=BACKEND_HELP)] = None,
 ) -> None:
-    """Build one image per repo of a local task set from the base image (no registry needed)."""
+    """Build one image per repo of a local task set from the base image, or one per Harbor task
+    from its Dockerfile (no registry, no network)."""
+    from factory.sandbox.backend import sandbox_backend
     from factory.sandbox.images import ensure_images, local_taskset
+    from factory.tasks.harbor import is_taskset
 
     backend = _backend(backend)
     folder = Path(taskset)
+    if is_taskset(folder):
+        for image, state in sandbox_backend(backend).build_dockerfile_images(_load(taskset), rebuild=rebuild):
+            console.print(f"{state:8} {image}")
+        return
     if local_taskset(folder) != folder:
         raise UsageError(f"{taskset}: not a local task set (expected {folder}/tasks.jsonl and {folder}/repos/)")
     for image, state in ensure_images(_load(taskset), folder, rebuild=rebuild, backend=backend):

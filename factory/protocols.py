@@ -98,9 +98,43 @@ class SandboxBackend(Protocol):
     async def remove_left(self, run_id: str) -> int: ...
     """A run's end: every container of the run still there (each one a leak)."""
 
+    # terminal tasks (Harbor): images of their own Dockerfiles, and the agent's final state
+    def build_dockerfile_images(self, tasks: list[Task], *, rebuild: bool = False) -> list[tuple[str, str]]: ...
+    """The missing images of tasks built from their own Dockerfile, offline; (image, built|present)."""
+    async def freeze(self, sandbox: Sandbox, run_id: str, attempt_id: str) -> str: ...
+    """The sandbox as it is now, kept as an image (its id), with what changed outside its work
+    dir as the engine saw it."""
+    async def state_changes(self, state: str) -> list[tuple[str, str]]: ...
+    """(kind, path) of what the agent changed outside its work dir, as `freeze` recorded it."""
+    async def open_state(self, state: str, *, run_id: str, attempt_id: str, memory: str, cpus: float) -> StateRun: ...
+    """A container of a frozen state, created and not started: root, offline, its own limits."""
+    async def remove_state(self, state: str) -> None: ...
+
+
+class StateRun(Protocol):
+    """A container of a frozen final state, for the verifier (`factory.verify.final_state`):
+    nothing of the image's runs between the verifier and its argv, files are read by the engine."""
+
+    async def start(self) -> None: ...
+    async def run(self, argv: list[str], seconds: float, workdir: str = "/") -> Ran: ...
+    async def put(self, folder: str, files: dict[str, str], executable: set[str]) -> None: ...
+    async def stop(self) -> None: ...
+    async def read(self, path: str) -> bytes | None: ...
+    async def close(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class Ran:
+    exit_code: int | None
+    """None: it outlived its time."""
+    output: str
+
 
 class Pool(Protocol):
     """Where the scheduler gets sandboxes: prepared at a task's start state, released when done."""
+
+    backend: SandboxBackend
+    """Where its sandboxes live (a terminal task's final state is frozen there)."""
 
     def prewarm(self, image: str, workdir: str = "/testbed", count: int | None = None) -> None: ...
     async def acquire(self, image: str, start: StartState, *, workdir: str = "/testbed", attempt_id: str,
@@ -128,7 +162,8 @@ class SessionTeacher(Teacher, Protocol):
 
 
 class Verifier(Protocol):
-    async def verify(self, task: Task, patch: str) -> Verdict: ...
+    async def verify(self, task: Task, patch: str, state: str | None = None) -> Verdict: ...
+    """`state`: a terminal task's frozen final state (`Trajectory.final_state`)."""
 
 
 @runtime_checkable

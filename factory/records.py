@@ -53,6 +53,33 @@ class TestSpec(Record):
     root in the container; the verdict says so."""
 
 
+class TerminalSpec(Record):
+    """A task judged by the final state of its machine, not by a patch (Harbor, Terminal-Bench 1):
+    its hidden tests run in a fresh container made from the agent's frozen final state
+    (`factory.verify.final_state`)."""
+
+    tests: dict[str, str] = Field(default_factory=dict)
+    """The hidden tests, path under `/tests` -> text; uploaded only when the agent has stopped."""
+    script: str = "test.sh"
+    """The entry of `tests` the verifier runs (Harbor's `test.sh`, Terminal-Bench 1's `run-tests.sh`)."""
+    reward_from_exit: bool = False
+    """Terminal-Bench 1: the script writes no reward file; exit 0 is reward 1.0, any other 0.0."""
+    solution: dict[str, str] = Field(default_factory=dict)
+    """The reference solution, path under `/solution` -> text; `solve.sh` is its entry."""
+    verifier_seconds: float = 600.0
+    """Seconds the test script may run."""
+    agent_seconds: float | None = None
+    """Seconds the agent may work (the task's own limit; the pipeline's applies too)."""
+    cpus: float | None = None
+    memory_mb: int | None = None
+    network: bool = False
+    """Whether the task allows the internet; the verification is offline whatever it says."""
+    verifier_env: dict[str, str] = Field(default_factory=dict)
+    """Variables the task gives its test script (added to the verifier's clean environment)."""
+    build: str = ""
+    """The folder whose `Dockerfile` builds `Task.image` (`factory images build`); empty: the image is named."""
+
+
 class Task(Record):
     instance_id: str
     repo: str
@@ -85,6 +112,8 @@ class Task(Record):
     """FAIL_TO_PASS test id -> the top-level statement of its body at which it failed when the
     task set was validated (the empty patch); the verifier's controls differ from their originals
     at or after it, so that under the unfixed code both fail alike."""
+    terminal: TerminalSpec | None = None
+    """Set for a task judged by its final state (Harbor, Terminal-Bench); None: judged by its patch."""
 
 
 # ---------------------------------------------------------------------- trajectories
@@ -231,6 +260,9 @@ class Trajectory(Record):
     possibly_billed: list[PossiblyBilled] = Field(default_factory=list)
     """Paid requests of this attempt cut off in flight (by a kill, a cancel or a timeout): in
     neither `turns` nor `cost_usd`, yet perhaps billed."""
+    final_state: str | None = None
+    """A terminal task's: the image the agent's container was frozen into when it stopped (on the
+    engine that sampled it, removed once verified); None for a task judged by its patch."""
 
     @property
     def usage(self) -> Usage:
@@ -310,6 +342,11 @@ class FlagKind(StrEnum):
     reused = "reused verdict of an identical patch"
     flaky = "flaky"
     """A hidden test that passed only when its runner ran it again."""
+    altered_system = "altered system files"
+    """A terminal task's final state changed a shell, interpreter, loader or start-up hook the
+    tests rely on (`factory.verify.final_state`)."""
+    stale_reward = "reward left by the agent"
+    """The final state already held a reward or verifier log; the verifier removed it."""
     other = "other"
     """A flag of an older record that names none of the above."""
 
@@ -344,6 +381,16 @@ class VerifiedBy(StrEnum):
     no patch): factory ran no test. Every output says so; such rows are never counted as factory's."""
 
 
+class Guarantee(StrEnum):
+    """What a verdict's `resolved` rests on (`docs/verify.md`)."""
+
+    patch = "patch"
+    """Only the agent's diff, applied in a fresh container at the start state."""
+    final_state = "final-state"
+    """The tests ran in a fresh container made from the agent's frozen final state: the agent
+    chose that state (its files, its programs), so this is weaker."""
+
+
 class Verdict(Record):
     resolved: bool
     verified_by: VerifiedBy = VerifiedBy.factory
@@ -360,6 +407,10 @@ class Verdict(Record):
     failed (as the test process reports it: worth keeping only from a patch the factory trusts,
     such as validation's empty patch, where it becomes `Task.fails_at`)."""
     seconds: float = 0.0
+    reward: float | None = None
+    """A terminal task's reward as its tests wrote it; `resolved` is it reaching the threshold."""
+    guarantee: Guarantee = Guarantee.patch
+    """What `resolved` rests on."""
 
     @field_validator("flags", mode="before")
     @classmethod

@@ -58,9 +58,9 @@ class LocalExecutor:
         """No remaining attempt of the run needs `image`: the pool may let it go (`sandbox.image_cache_gb`)."""
         self.pool.done_with(image)
 
-    async def verify(self, task: Task, patch: str) -> Verdict:
+    async def verify(self, task: Task, patch: str, state: str | None = None) -> Verdict:
         assert self.verifier is not None
-        return await self.verifier.verify(task, patch)
+        return await self.verifier.verify(task, patch, state) if state else await self.verifier.verify(task, patch)
 
     async def sample(self, task: Task, key: AttemptKey, seed: int, deadline: float) -> Sampled:
         ahead = self.verifier if isinstance(self.verifier, Anticipating) else None
@@ -71,7 +71,7 @@ class LocalExecutor:
             sampled = await self._sample(task, key, seed, deadline)
         finally:
             if ahead is not None and (sampled is None or sampled.trajectory.exit in INFRA_EXITS
-                                      or not sampled.trajectory.patch.strip()):
+                                      or not (sampled.trajectory.patch.strip() or sampled.trajectory.final_state)):
                 ahead.unexpect(task)  # no verification comes of it
         return sampled
 
@@ -95,6 +95,8 @@ class LocalExecutor:
         try:
             trajectory = await run_agent(task, teacher, sandbox, self.agent, attempt_seed=seed, deadline=deadline,
                                          harness=pick(self.agent.harnesses, key.index))
+            if task.terminal is not None and trajectory.exit not in INFRA_EXITS:  # judged by the state it left
+                trajectory.final_state = await self.pool.backend.freeze(sandbox, getattr(self.pool, "run_id", "run"), attempt_id)
         finally:
             self.pool.release_in_background(sandbox)
         trajectory.teacher = key.teacher

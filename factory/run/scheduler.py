@@ -312,11 +312,14 @@ class Scheduler:
         stays; a resume verifies it)."""
         assert attempt.trajectory is not None
         attempt.error_class, attempt.verdict = None, None
-        if not attempt.trajectory.patch.strip():
+        state = attempt.trajectory.final_state  # a terminal task's: judged even when its work dir is unchanged
+        if not attempt.trajectory.patch.strip() and not state:
             return
         try:
             async with self.verify_slots:
-                attempt.verdict = await self.late.by(deadline, self.executor.verify(task, attempt.trajectory.patch))
+                verifying = self.executor.verify(task, attempt.trajectory.patch, state) if state else \
+                    self.executor.verify(task, attempt.trajectory.patch)
+                attempt.verdict = await self.late.by(deadline, verifying)
         except (VerifyError, SandboxError, TimeoutError) as exc:
             why = (f"not verified within the attempt's max_wall_seconds ({self.p.agent.max_wall_seconds:g} s)"
                    if isinstance(exc, TimeoutError) else f"{type(exc).__name__}: {exc}")

@@ -113,9 +113,12 @@ def local_taskset(source: Path) -> Path | None:
 
 
 def ensure_local_images(source: Path, tasks: list[Task], *, backend: str = DEFAULT_BACKEND) -> list[tuple[str, str]]:
-    """Build the missing images of `tasks` when `source` is a local task set; else nothing to do."""
+    """Build the missing images of `tasks` when `source` is a local task set, or holds tasks with a
+    Dockerfile of their own (Harbor); else nothing to do."""
     folder = local_taskset(source)
-    return [] if folder is None else ensure_images(tasks, folder, backend=backend)
+    built = sandbox_backend(backend).build_dockerfile_images(tasks)
+    return built + ([] if folder is None else ensure_images([t for t in tasks if t.terminal is None], folder,
+                                                               backend=backend))
 
 
 def ensure_images(tasks: list[Task], taskset_dir: Path, *, rebuild: bool = False,

@@ -12,12 +12,12 @@ from factory.tasks.formats import names, unknown
 
 class TasksConfig(Section):
     source: str | list[str]
-    """A task-set folder, a JSONL or Parquet file, or a Hugging Face dataset name; or a list of
+    """A task-set folder (or a folder of Harbor / Terminal-Bench tasks), a JSONL or Parquet file, or a Hugging Face dataset name; or a list of
     them, whose tasks run together (a mixed-language run: a Python set beside a Go set, ...). Each
     source is read with the same selection; an id in two sources is a duplicate."""
     format: str = "auto"
     """Row schema (`factory.tasks.formats`): swesmith, swebench, swebench-v5, swe-rebench-v2,
-    multi-swe-bench; `auto` reads each row's format from the fields only that format has."""
+    multi-swe-bench, harbor; `auto` reads each row's format from the fields only that format has."""
     split: str = "train"
     """Dataset split, for Hugging Face sources."""
     streaming: bool = False

@@ -7,6 +7,7 @@ registered once here. `auto` picks a row's format from the fields only that form
     swebench-v5       SWE-bench v5, SWE-bench Multilingual            swebench_v5.py
     swe-rebench-v2    SWE-rebench V2                                   rebench.py
     multi-swe-bench   Multi-SWE-bench                                  multiswebench.py
+    harbor            Harbor / Terminal-Bench task folders             harbor.py
 
 A new format is a module with `task(row, source, test_cmd) -> Task` and one `FORMATS.add` below.
 """
@@ -20,7 +21,7 @@ from typing import Any
 from factory.errors import UsageError
 from factory.records import Task
 from factory.registry import Registry
-from factory.tasks import multiswebench, rebench, swebench_v5
+from factory.tasks import harbor, multiswebench, rebench, swebench_v5
 from factory.tasks.rows import swebench_task, swesmith_task
 
 AUTO = "auto"
@@ -39,6 +40,8 @@ class RowFormat:
 FORMATS: Registry[RowFormat] = Registry("task format")
 """Asked in this order by `auto`: the most particular schemas first, SWE-smith's last."""
 for _spec in (
+    RowFormat("harbor", harbor.task, lambda r: harbor.ROW_KEY in r,
+              "Harbor / Terminal-Bench: a folder per task (task.toml or task.yaml, instruction, tests, solution)"),
     RowFormat("multi-swe-bench", multiswebench.task, lambda r: "fix_patch" in r and "org" in r and "number" in r,
               "Multi-SWE-bench: org, repo, number, base, fix_patch, test_patch, f2p/p2p/s2p/n2p_tests"),
     RowFormat("swe-rebench-v2", rebench.task, lambda r: "install_config" in r,

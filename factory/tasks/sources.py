@@ -1,4 +1,4 @@
-"""Task sources: a task-set folder, a JSONL or Parquet file, or a Hugging Face dataset name.
+"""Task sources: a task-set folder (or a folder of Harbor / Terminal-Bench tasks), a JSONL or Parquet file, or a Hugging Face dataset name.
 
 `load_tasks` reads rows, maps them onto `Task` (rows.py), applies the selection of the
 pipeline, and reports every row it skips with its id and the field at fault. `tasks.source` may
@@ -17,6 +17,7 @@ from typing import Any
 
 from factory.errors import UsageError
 from factory.records import Task
+from factory.tasks import harbor
 from factory.tasks.config import TasksConfig, local_path
 from factory.tasks.fields import BadRow, Unsupported
 from factory.tasks.formats import task_from_row
@@ -91,8 +92,10 @@ def rows(source: str, *, base: Path | None = None, split: str = "train", streami
         return _hub_rows(source, split, streaming)
     if path.is_dir():
         tasks_file = path / TASKS_FILE
+        if not tasks_file.exists() and harbor.is_taskset(path):
+            return harbor.rows(path)
         if not tasks_file.exists():
-            raise UsageError(f"{path} is a folder without {TASKS_FILE}; a task set folder needs one")
+            raise UsageError(f"{path} is a folder without {TASKS_FILE} or Harbor tasks (task.toml); a task set folder needs one")
         return _jsonl_rows(tasks_file)
     if not path.exists():
         raise UsageError(f"task file {path} does not exist")

@@ -18,6 +18,8 @@ class VerifierConfig(Section):
     """... but never less than this many seconds (a stall then costs a minute, not a quarter hour)."""
     memory: str = "4g"
     """Memory limit of the verification container."""
+    reward_threshold: float = 1.0
+    """A terminal task (Harbor) is resolved when the reward its tests write reaches this."""
     max_concurrent: int | None = Field(default=None, ge=1)
     """Verifications at once; None: one per CPU core of this machine. A verification is CPU
     work (a fresh container, the tests), so more at once only makes each slower; they overlap

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
 
-from factory.errors import SandboxCrashed, SandboxError, VerifyError
+from factory.errors import EngineError, SandboxCrashed, SandboxError, VerifyError
 from factory.protocols import Sandbox
 from factory.records import Check, FlagKind, Reason, StartState, Task, Verdict, VerdictFlag
 from factory.sandbox.backend import DIFF_LIMIT, sandbox_backend
@@ -41,6 +41,7 @@ from factory.sandbox.pull import ImageUnavailable, Puller
 from factory.verify import gitread, sections
 from factory.verify.ahead import Ahead
 from factory.verify.config import VerifierConfig
+from factory.verify.final_state import FinalStateVerifier
 from factory.verify.flags import static_flags
 from factory.verify.frameworks import FRAMEWORKS, TestFramework, Trial
 from factory.verify.grading import grade
@@ -127,11 +128,16 @@ class DockerVerifier:
         self._in_flight: dict[str, _Shared] = {}
         """With `reuse`, the verifications under way, by `verification_key`."""
         self.ahead = Ahead(self._started, self.config.ahead)
+        self.final_state = FinalStateVerifier(self.backend, run_id=run_id, memory=self.config.memory,
+                                              threshold=self.config.reward_threshold)
 
-    async def verify(self, task: Task, patch: str) -> Verdict:
-        """The verdict on `patch`. With `reuse`, a verification identical to one done or under way
+    async def verify(self, task: Task, patch: str, state: str | None = None) -> Verdict:
+        """The verdict on `patch`, or for a terminal task on its frozen final `state` (an image,
+        removed once it has its verdict: `factory.verify.final_state`). With `reuse`, a verification identical to one done or under way
         here gets a copy of its verdict flagged `REUSED`, its `seconds` this call's own wait (next
         to nothing when the verdict was at hand). Calls waiting for a verification share its error too."""
+        if task.terminal is not None:
+            return await self._judge_state(task, state)
         if not self.reuse:
             return await self._verify(task, patch)
         started, key = time.monotonic(), verification_key(task, patch)
@@ -143,6 +149,17 @@ class DockerVerifier:
             return _reused(await self._wait(key, self._in_flight[key]), started)
         shared = self._in_flight[key] = _Shared(asyncio.ensure_future(self._kept(key, task, patch)))
         return (await self._wait(key, shared)).model_copy(deep=True)  # the kept verdict is never handed out
+
+    async def _judge_state(self, task: Task, state: str | None) -> Verdict:
+        """A terminal task's verdict; an engine fault is infrastructure, and the state stays for a resume."""
+        self.unexpect(task)  # nothing of a patch's verification is started ahead for it
+        try:
+            verdict = await self.final_state.verify(task, state)
+        except (SandboxError, EngineError) as exc:
+            raise VerifyError(f"verification of {task.instance_id}'s final state: {exc}") from exc
+        if state is not None:
+            await self.backend.remove_state(state)
+        return verdict
 
     async def _kept(self, key: str, task: Task, patch: str) -> Verdict:
         """`_verify`, its verdict kept for the identical verifications to come; an error is not."""

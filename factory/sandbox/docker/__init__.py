@@ -4,6 +4,8 @@
     execd.py        the command server inside it (commands without an engine call each)
     start_image.py  start images: the clean repo of an image, prepared once
     images.py       image presence, offline builds, pulls and their removal
+    dockerfile.py   images of a task's own Dockerfile (Harbor), built offline
+    frozen.py       an agent's final state kept as an image, and containers of it for the verifier
     engine.py       the client, its thread pool, labels, cleanup by label
 
 Only this package imports docker-py; the core reaches it through `factory.sandbox.backend`.
@@ -13,8 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from factory.records import Task
 from factory.sandbox.config import SandboxConfig
-from factory.sandbox.docker import engine, images
+from factory.sandbox.docker import dockerfile, engine, frozen, images
 from factory.sandbox.docker.sandbox import DockerSandbox
 from factory.sandbox.images import RepoImage
 
@@ -66,6 +69,26 @@ class DockerBackend:
     async def remove_left(self, run_id: str) -> int:
         self._engine()
         return await engine.remove_left(run_id)
+
+    def build_dockerfile_images(self, tasks: list[Task], *, rebuild: bool = False) -> list[tuple[str, str]]:
+        self._engine()
+        return dockerfile.ensure_dockerfile_images(tasks, rebuild=rebuild)
+
+    async def freeze(self, sandbox: DockerSandbox, run_id: str, attempt_id: str) -> str:
+        self._engine()
+        return await frozen.freeze(sandbox, run_id, attempt_id)
+
+    async def state_changes(self, state: str) -> list[tuple[str, str]]:
+        self._engine()
+        return await frozen.changes_of(state)
+
+    async def open_state(self, state: str, *, run_id: str, attempt_id: str, memory: str, cpus: float) -> frozen.StateRun:
+        self._engine()
+        return await frozen.StateRun.create(state, run_id=run_id, attempt_id=attempt_id, memory=memory, cpus=cpus)
+
+    async def remove_state(self, state: str) -> None:
+        self._engine()
+        await frozen.remove_state(state)
 
 
 BACKEND = DockerBackend()

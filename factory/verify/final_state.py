@@ -1,0 +1,167 @@
+"""Final-state verification: a terminal task (Harbor, Terminal-Bench) is judged by the machine the
+agent left, not by a patch.
+
+    agent stops ─► its container frozen (the backend's `freeze`; Docker: `factory/sandbox/docker/frozen.py`), with the engine's list of
+      what it changed ─► that list read: a shell, interpreter, test tool, loader or library the tests
+      rely on changed ─► refused (`tampered`); start-up hooks, a stale reward ─► named in the verdict
+      ─► a fresh container of the frozen state, created, started only then ─► /tests and /logs/verifier
+      made empty, root's ─► the tests uploaded ─► the test script as root under the task's timeout, with
+      `env -i` (a fixed PATH, nothing else of the image's environment), `bash --noprofile --norc`
+      ─► the container killed ─► the reward read by the engine: reward.json, then reward.txt
+
+The guarantee is weaker than a patch's (`Guarantee.final_state`, docs/verify.md): the agent chose the
+state the tests run in. What it can do there, and what is defended, is written down in docs/verify.md.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import time
+from pathlib import PurePosixPath
+
+from factory.protocols import SandboxBackend
+from factory.records import Check, FlagKind, Guarantee, Reason, Task, Verdict, VerdictFlag
+
+PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+"""The test script's PATH, whatever the image or the agent set."""
+BIN_DIRS = {"/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"}
+TOOLS = {
+    "sh", "bash", "dash", "env", "timeout", "sleep", "rm", "mkdir", "chmod", "chown", "cat", "echo", "test", "[",
+    "python", "python3", "pytest", "py.test", "pip", "pip3", "uv", "uvx", "grep", "sed", "awk", "git", "curl",
+}
+"""What the verifier runs and test scripts commonly do: replaced, deleted or shadowed on PATH, they
+refuse the state. A test script's own command words are added to them (`relied_on`)."""
+LIB_DIRS = ("/lib", "/lib64", "/usr/lib", "/usr/lib64", "/usr/local/lib")
+LOADER = ("/etc/ld.so.preload", "/etc/ld.so.conf", "/etc/ld.so.conf.d")
+"""The dynamic loader's configuration: a preloaded library runs inside every program."""
+PYTHON_HOOKS = re.compile(r"/(sitecustomize|usercustomize)\.py$|\.pth$")
+"""Python start-up code that runs in every interpreter, pytest's included."""
+SHELL_HOOKS = re.compile(r"^/(etc/(profile|bash\.bashrc|environment|profile\.d/.*)|root/\.(bashrc|profile|bash_profile|bash_login))$"
+                         r"|^/home/[^/]+/\.(bashrc|profile|bash_profile)$")
+"""Start-up files a login or interactive shell reads: the test script's bash reads none of them."""
+VERIFIER_LOGS = "/logs/verifier"
+REWARD_JSON, REWARD_TXT = f"{VERIFIER_LOGS}/reward.json", f"{VERIFIER_LOGS}/reward.txt"
+TIMED_OUT = {124, 137}
+"""`timeout`'s exit codes: the limit passed (124), or the kill after it (137)."""
+
+
+def relied_on(task: Task) -> set[str]:
+    """The command names the verification and the task's test script rely on."""
+    assert task.terminal is not None
+    script = task.terminal.tests.get(task.terminal.script, "")
+    words = {m.group(1) for m in re.finditer(r"(?:^|[|;&(`]|\$\()\s*([A-Za-z_][\w.+-]*)", script, re.M)}
+    return TOOLS | {w for w in words if not w.isupper()}
+
+
+def judge_changes(changes: list[tuple[str, str]], names: set[str]) -> tuple[list[str], list[VerdictFlag]]:
+    """What the agent changed outside its work dir: the changes that refuse the state, and the flags
+    that name the rest a reviewer should see."""
+    refused, hooks, stale = [], [], []
+    for kind, path in changes:
+        parent, name = str(PurePosixPath(path).parent), PurePosixPath(path).name
+        if kind == "…":
+            refused.append("more changes than were recorded")
+        elif path in BIN_DIRS or path in ("/lib", "/lib64", "/usr/lib"):
+            if kind != "changed":  # a changed folder is one whose files changed: those are listed themselves
+                refused.append(f"{kind} {path}")
+        elif parent in BIN_DIRS and (name in names or _versioned(name) in names) or path.startswith(LOADER) or path.startswith(LIB_DIRS) and ".so" in name and kind != "added" or PYTHON_HOOKS.search(path) and kind != "deleted":
+            refused.append(f"{kind} {path}")
+        elif SHELL_HOOKS.search(path):
+            hooks.append(f"{kind} {path}")
+        elif path == "/logs" and kind == "deleted" or path.startswith(VERIFIER_LOGS + "/"):
+            stale.append(f"{kind} {path}")
+    flags = []
+    if hooks:
+        flags.append(VerdictFlag(kind=FlagKind.altered_system,
+                                 detail=f"shell start-up files (not read by the tests' bash): {_few(hooks)}"))
+    if stale:
+        flags.append(VerdictFlag(kind=FlagKind.stale_reward, detail=f"emptied before the tests: {_few(stale)}"))
+    return refused, flags
+
+
+def _versioned(name: str) -> str:
+    """A versioned program's name without its version (`python3.11` -> `python`): what the
+    unversioned name of it points to is as relied on as the name."""
+    match = re.fullmatch(r"(.+?)[\d.]+", name)
+    return match.group(1) if match else name
+
+
+def _few(items: list[str], n: int = 5) -> str:
+    return ", ".join(items[:n]) + (f" and {len(items) - n} more" if len(items) > n else "")
+
+
+def read_reward(task: Task, exit_code: int, reward_json: bytes | None, reward_txt: bytes | None) -> float | str:
+    """The reward the tests wrote, or why there is none: reward.json (`{"reward": x}`, or its one
+    number), then reward.txt; Terminal-Bench 1's exit code when its script writes neither."""
+    assert task.terminal is not None
+    if reward_json is not None:
+        try:
+            data = json.loads(reward_json)
+            values = data if isinstance(data, dict) else {"reward": data}
+            value = values["reward"] if "reward" in values else next(iter(values.values())) if len(values) == 1 else None
+            return float(value)
+        except (ValueError, TypeError, StopIteration, KeyError):
+            return f"reward.json holds no reward: {reward_json[:200]!r}"
+    if reward_txt is not None:
+        try:
+            return float(reward_txt.decode(errors="replace").strip())
+        except ValueError:
+            return f"reward.txt is not a number: {reward_txt[:200]!r}"
+    if task.terminal.reward_from_exit:
+        return 1.0 if exit_code == 0 else 0.0
+    return "the tests wrote no reward (/logs/verifier/reward.json or reward.txt)"
+
+
+class FinalStateVerifier:
+    """Judges a terminal task's frozen final state (an image id) with its hidden tests."""
+
+    def __init__(self, backend: SandboxBackend, *, run_id: str, memory: str, threshold: float = 1.0):
+        self.backend, self.run_id, self.memory, self.threshold = backend, run_id, memory, threshold
+
+    async def verify(self, task: Task, state: str | None) -> Verdict:
+        started = time.monotonic()
+        verdict = await self._verify(task, state)
+        return verdict.model_copy(update={"guarantee": Guarantee.final_state, "seconds": time.monotonic() - started})
+
+    async def _verify(self, task: Task, state: str | None) -> Verdict:
+        spec = task.terminal
+        assert spec is not None
+        if state is None:
+            return Verdict(resolved=False, reason=Reason.no_report, decided_by=Check.tests,
+                           detail="no final state: the agent's container was not frozen when it stopped")
+        refused, flags = judge_changes(await self.backend.state_changes(state), relied_on(task))
+        if refused:
+            why = f"the final state changed what the tests rely on: {_few(refused)}"
+            return Verdict(resolved=False, reason=Reason.tampered, decided_by=Check.tamper_probe, detail=why,
+                           flags=[VerdictFlag(kind=FlagKind.altered_system, detail=why), *flags])
+        run = await self.backend.open_state(state, run_id=self.run_id, attempt_id=f"verify-{task.instance_id}"[:60],
+                                            memory=f"{spec.memory_mb}m" if spec.memory_mb else self.memory, cpus=spec.cpus or 1.0)
+        try:
+            await run.start()
+            fresh = await run.run(["/usr/bin/env", "-i", f"PATH={PATH}", "/usr/bin/bash", "--noprofile", "--norc", "-c",
+                                   f"rm -rf /tests {VERIFIER_LOGS} && mkdir -p /tests {VERIFIER_LOGS} "
+                                   f"&& chown root:root /tests /logs {VERIFIER_LOGS} && chmod 755 /tests /logs {VERIFIER_LOGS}"], 60)
+            if fresh.exit_code != 0:
+                return Verdict(resolved=False, reason=Reason.no_report, decided_by=Check.tests, flags=flags,
+                               detail=f"could not make /tests and {VERIFIER_LOGS} in the final state: {fresh.output[-500:]}")
+            await run.put("/tests", spec.tests, executable={spec.script})
+            env = [f"{k}={v}" for k, v in {**spec.verifier_env, "PATH": PATH, "HOME": "/root", "LANG": "C.UTF-8"}.items()]
+            ran = await run.run(["/usr/bin/env", "-i", *env, "/usr/bin/timeout", "-k", "5", f"{spec.verifier_seconds:g}",
+                                 "/usr/bin/bash", "--noprofile", "--norc", f"/tests/{spec.script}"],
+                                spec.verifier_seconds, workdir=task.workdir)
+            await run.stop()
+            if ran.exit_code is None or ran.exit_code in TIMED_OUT:
+                return Verdict(resolved=False, reason=Reason.timeout, decided_by=Check.tests, flags=flags,
+                               detail=f"the tests ran past the task's {spec.verifier_seconds:g} s: {ran.output[-500:]}")
+            reward = read_reward(task, ran.exit_code, await run.read(REWARD_JSON), await run.read(REWARD_TXT))
+        finally:
+            await run.close()
+        if isinstance(reward, str):
+            return Verdict(resolved=False, reason=Reason.no_report, decided_by=Check.tests, flags=flags,
+                           detail=f"{reward}; {shlex.quote(spec.script)} said: {ran.output[-500:]}")
+        resolved = reward >= self.threshold
+        return Verdict(resolved=resolved, reason=None if resolved else Reason.tests_failed, decided_by=Check.tests,
+                       reward=reward, flags=flags, detail="" if resolved else
+                       f"reward {reward:g} < {self.threshold:g}: {ran.output[-500:]}")

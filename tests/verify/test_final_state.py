@@ -1,0 +1,101 @@
+"""Final-state verification of terminal tasks on the real engine: a solution earns the reward,
+doing nothing does not, and every way of forging the reward from the final state is refused or
+named in the verdict."""
+
+from pathlib import Path
+
+import pytest
+
+from factory.records import FlagKind, Guarantee, Reason, StartState, Task
+from factory.sandbox.backend import sandbox_backend
+from factory.sandbox.config import SandboxConfig
+from factory.sandbox.docker import DockerSandbox
+from factory.tasks import load_taskset
+from factory.verify import DockerVerifier
+
+DEMO = Path(__file__).parents[2] / "pipelines" / "tasksets" / "demo-terminal"
+RUN = "test-final-state"
+
+
+@pytest.fixture(scope="module")
+def tasks() -> dict[str, Task]:
+    loaded = load_taskset(str(DEMO)).tasks
+    sandbox_backend("docker").build_dockerfile_images(loaded)
+    return {t.instance_id: t for t in loaded}
+
+
+async def _final_state(task: Task, script: str) -> str:
+    """`script` run as root in an agent's sandbox of `task`, then its state frozen."""
+    sandbox = await DockerSandbox.create(task.image, SandboxConfig(user="root"), workdir=task.workdir, run_id=RUN)
+    try:
+        await sandbox.prepare(StartState())
+        if script:
+            await sandbox.write_files({"/tmp/agent.sh": script}, owner="root")
+            done = await sandbox.exec("bash /tmp/agent.sh", timeout=120, user="root")
+            assert done.exit_code == 0, done.output
+        return await sandbox_backend("docker").freeze(sandbox, RUN, f"{task.instance_id}-attempt")
+    finally:
+        await sandbox.close()
+
+
+async def _verdict(task: Task, script: str):
+    return await DockerVerifier(run_id=RUN).verify(task, "", await _final_state(task, script))
+
+
+@pytest.mark.parametrize("name", ["repair-json", "build-zipapp", "configure-service", "summarize-sales",
+                                  "recover-branch", "fix-rotate-script"])
+async def test_the_solution_earns_the_reward_and_nothing_does_not(tasks, name):
+    task = tasks[name]
+    solved = await _verdict(task, task.terminal.solution["solve.sh"])
+    assert solved.resolved and solved.reward == 1.0 and solved.guarantee is Guarantee.final_state, solved.detail
+    idle = await _verdict(task, "")
+    assert not idle.resolved and idle.reward == 0.0 and idle.reason is Reason.tests_failed
+
+
+FAKE = "#!/bin/sh\nmkdir -p /logs/verifier; echo 1 > /logs/verifier/reward.txt; exit 0\n"
+ATTACKS = {
+    "fake bash on PATH": f"printf '{FAKE}' > /usr/local/bin/bash && chmod +x /usr/local/bin/bash",
+    "fake python on PATH": f"printf '{FAKE}' > /usr/local/bin/python3 && chmod +x /usr/local/bin/python3",
+    "fake pytest on PATH": f"printf '{FAKE}' > /usr/local/bin/pytest && chmod +x /usr/local/bin/pytest",
+    "bash replaced": f"printf '{FAKE}' > /tmp/b && chmod +x /tmp/b && mv /tmp/b /usr/bin/bash",
+    "python replaced": f"printf '{FAKE}' > /tmp/p && chmod +x /tmp/p && mv /tmp/p /usr/bin/python3.11",
+    "loader preload": "echo /tmp/evil.so > /etc/ld.so.preload",
+    "python start-up hook": "echo 'import os' > /usr/lib/python3/dist-packages/evil.pth",
+}
+
+
+@pytest.mark.parametrize("attack", sorted(ATTACKS))
+async def test_a_state_that_replaces_what_the_tests_rely_on_is_refused(tasks, attack):
+    verdict = await _verdict(tasks["repair-json"], ATTACKS[attack])
+    assert not verdict.resolved and verdict.reason is Reason.tampered
+    assert verdict.flagged(FlagKind.altered_system) and verdict.guarantee is Guarantee.final_state
+
+
+HOOK = "echo 1 > /logs/verifier/reward.txt"
+NAMED = {
+    "reward written early": ("mkdir -p /logs/verifier && echo 1 > /logs/verifier/reward.txt", FlagKind.stale_reward),
+    "logs deleted": ("rm -rf /logs", None),
+    "bashrc and profile hooks": (f"echo '{HOOK}' >> /root/.bashrc && echo '{HOOK}' >> /etc/profile "
+                                 f"&& echo '{HOOK}' >> /etc/bash.bashrc", FlagKind.altered_system),
+    "an alias": ("echo \"alias python3='echo passed; true'\" >> /root/.bashrc", FlagKind.altered_system),
+    "LD_PRELOAD in the environment": ("echo LD_PRELOAD=/tmp/evil.so >> /etc/environment "
+                                      "&& echo 'export LD_PRELOAD=/tmp/evil.so BASH_ENV=/tmp/x' >> /etc/profile",
+                                      FlagKind.altered_system),
+    "a background process rewriting the reward": (
+        "nohup sh -c 'while true; do mkdir -p /logs/verifier; echo 1 > /logs/verifier/reward.txt; sleep 0.1; done' "
+        ">/dev/null 2>&1 &", None),
+}
+
+
+@pytest.mark.parametrize("attack", sorted(NAMED))
+async def test_a_forged_reward_in_the_final_state_earns_nothing(tasks, attack):
+    script, flag = NAMED[attack]
+    verdict = await _verdict(tasks["repair-json"], script)
+    assert not verdict.resolved and verdict.reward == 0.0, verdict.detail
+    if flag is not None:
+        assert verdict.flagged(flag)
+
+
+async def test_a_task_without_a_frozen_state_is_not_resolved(tasks):
+    verdict = await DockerVerifier(run_id=RUN).verify(tasks["repair-json"], "")
+    assert not verdict.resolved and verdict.reason is Reason.no_report and verdict.guarantee is Guarantee.final_state
