@@ -173,7 +173,7 @@ def plan_controls(task: Task, sources: dict[str, str], rng: random.Random, count
     parsed: dict[str, Source] = {}
     for path, text in sources.items():
         try:
-            parsed[path] = Source(text)
+            parsed[path] = Source.of(text)
         except (SyntaxError, ValueError):
             continue
     picks = _pick(_originals(task, ids, parsed), parsed, rng, count, task.fails_at, classes, task.problem_statement)

@@ -103,6 +103,14 @@ class Source:
     # facts of the whole file, each one walk of it per parse: worked out per test, they made
     # planning a file of many tests quadratic
 
+    @staticmethod
+    @functools.lru_cache(maxsize=32)
+    def of(text: str) -> Source:
+        """The parse of `text`, shared: every verification of a task plans its controls in the
+        same hidden test files, so each is parsed (and its facts below worked out) once, not at
+        every verification. Shared read-only: nothing changes a Source or its tree once made."""
+        return Source(text)
+
     @functools.cached_property
     def bound(self) -> dict[str, str]:
         """Name bound at the top of the file -> the name of what it binds: `from m import A as B`
@@ -153,16 +161,18 @@ def _shallow(nodes: list[ast.AST]) -> Iterator[ast.AST]:
         stack.extend(child for child in ast.iter_child_nodes(node) if not isinstance(child, _SCOPES))
 
 
-def reached(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.stmt]:
-    """Top-level statements of a test body that run whenever the test passes."""
+@functools.lru_cache(maxsize=4096)
+def reached(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[ast.stmt, ...]:
+    """Top-level statements of a test body that run whenever the test passes. Kept per function
+    (by identity: trees are shared, `Source.of`): the planner asks for each function's many times."""
     if any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in _shallow(fn.body)):
-        return []
+        return ()
     out: list[ast.stmt] = []
     for stmt in fn.body:
         out.append(stmt)
         if any(isinstance(n, ast.Return) for n in _shallow([stmt])):
             break
-    return out
+    return tuple(out)
 
 
 def _literal(node: ast.AST) -> bool:

@@ -46,6 +46,25 @@ def ran(plan, nodeid: str) -> str:
     return plan.renamed.get(nodeid, nodeid).split("::")[-1].partition("[")[0]
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_planning_in_a_file_parsed_before_gives_the_plan_a_fresh_parse_gives(seed):
+    """Every verification of a task shares the parse of its hidden test files (`Source.of`) and
+    what planning learns of their functions: a plan made after others in the same files (their
+    trees shared) is the plan the same draws make from a fresh parse, so no plan changes them."""
+    def fresh(rng: random.Random):
+        mutants.Source.of.cache_clear()
+        mutants.reached.cache_clear()
+        return plan_controls(task(), SOURCES, rng)
+
+    first = fresh(random.Random(seed))
+    for other in range(5):  # other verifications of the task, in the same trees
+        plan_controls(task(), SOURCES, random.Random(1000 + other))
+    again = plan_controls(task(), SOURCES, random.Random(seed))
+    assert mutants.Source.of(SOURCES[CORE_TESTS]) is mutants.Source.of(SOURCES[CORE_TESTS])
+    assert (again.files, again.ids, again.controls, again.renamed, again.blind) == \
+        (first.files, first.ids, first.controls, first.renamed, first.blind)
+
+
 @pytest.mark.parametrize("seed", range(12))
 def test_a_control_is_a_hidden_test_renamed_with_one_literal_changed(seed):
     plan = plan_controls(task(), SOURCES, random.Random(seed))

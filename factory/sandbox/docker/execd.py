@@ -81,12 +81,13 @@ oom; echo "!$$ $n $puts $ready"
 while read -r op seq t user w c; do
   if [ "$op" = put ] && [ "$puts" = 1 ]; then
     head -c "$t" > "$tar" && tar -x -f "$tar" -C / > "$tar.err" 2>&1; rc=$?
-    base64 -w 76 < "$tar.err"; rm -f "$tar" "$tar.err"
+    [ ! -s "$tar.err" ] || base64 -w 76 < "$tar.err"; rm -f "$tar" "$tar.err"  # tar says nothing, as a rule
     oom; echo "#$seq $rc $n"
     continue
   fi
   [ "$op" = run ] || exit 1
-  wd=$(printf %s "$w" | base64 -d)
+  # a process per decode: the work dir only when it differs from the last command's (it seldom does)
+  [ "$w" = "$lw" ] || { wd=$(printf %s "$w" | base64 -d); lw=$w; }
   cmd=$(printf %s "$c" | base64 -d; echo x); cmd=${cmd%x}
   home=; uid=; groups=--init-groups
   if [ "$user" = root ]; then uid=0; else
