@@ -18,6 +18,7 @@ from pathlib import Path
 from factory.config import Pipeline
 from factory.executor.local import LocalExecutor
 from factory.run.folder import RunStore
+from factory.run.parts import plan_of
 from factory.run.progress import QuietProgress
 from factory.run.scheduler import Scheduler
 from factory.sandbox.docker.engine import remove_containers
@@ -49,7 +50,7 @@ async def measure(concurrency: int, latency: float, waves: int) -> tuple[float, 
         store.start("", "bench", "bench")
         async with SandboxPool(pipeline.sandbox, run_id=store.run_id) as pool:
             teachers = {"scripted-bench": teacher}
-            scheduler = Scheduler(pipeline, tasks, teachers, store, progress=QuietProgress(),
+            scheduler = Scheduler(plan_of(pipeline), tasks, teachers, store, progress=QuietProgress(),
                                   executor=LocalExecutor(pool, DockerVerifier(), teachers, pipeline.agent))
             started = time.perf_counter()
             result = await scheduler.run()

@@ -24,8 +24,8 @@ from factory.config import Pipeline  # noqa: E402
 from factory.executor.cluster import RayExecutor  # noqa: E402
 from factory.executor.local import LocalExecutor  # noqa: E402
 from factory.run.folder import RunStore  # noqa: E402
+from factory.run.parts import executor_site, plan_of  # noqa: E402
 from factory.run.progress import QuietProgress  # noqa: E402
-from factory.run.runner import executor_site  # noqa: E402
 from factory.run.scheduler import Scheduler  # noqa: E402
 from factory.sandbox.docker.engine import remove_containers  # noqa: E402
 from factory.sandbox.images import ensure_images  # noqa: E402
@@ -64,7 +64,7 @@ async def measure(p: Pipeline, tasks: list, run_id: str) -> tuple[float, int]:
             executor = LocalExecutor(pool, DockerVerifier(), teachers, p.agent)
         try:
             started = time.perf_counter()
-            result = await Scheduler(p, tasks, teachers, store, progress=QuietProgress(), executor=executor).run()
+            result = await Scheduler(plan_of(p), tasks, teachers, store, progress=QuietProgress(), executor=executor).run()
             wall = time.perf_counter() - started
         finally:
             await (executor.close() if p.executor.kind == "ray" else pool.close())

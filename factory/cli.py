@@ -537,6 +537,7 @@ def print_forecast(config: Pipeline, pilot_run: str | None) -> None:
     """The run's expected attempts, kept rows and cost (factory.run.forecast); starts nothing."""
     from factory.run.folder import RunStore
     from factory.run.forecast import forecast, forecast_lines, read_pilot
+    from factory.run.parts import plan_of
 
     if all(config.resolve(source).exists() for source in config.tasks.sources):
         from factory.tasks import load_tasks
@@ -550,7 +551,7 @@ def print_forecast(config: Pipeline, pilot_run: str | None) -> None:
     if pilot_run is not None:
         store = RunStore.find(pilot_run, [config.resolve(config.output.dir)])
         pilot = read_pilot(_run_warehouse(store), store.run_id, config.sampling.hopeless.prior)
-    for i, line in enumerate(forecast_lines(forecast(config, tasks, pilot))):
+    for i, line in enumerate(forecast_lines(forecast(plan_of(config), tasks, pilot))):
         console.print(f"  {'forecast' if i == 0 else '':13} {escape(line)}{per if i == 0 else ''}", highlight=False)
 
 
@@ -563,12 +564,12 @@ def _usd(value: float) -> str:
 
 def _ceilings(config: Pipeline) -> str:
     """What the budget reserves for one attempt in flight, before any has finished."""
-    from factory.config import teacher_label
-    from factory.run.budget import first_ceiling
+    from factory.run.parts import terms_of
 
-    if config.agent.max_cost_usd is not None:
-        return f"at most {_usd(config.agent.max_cost_usd)} (agent.max_cost_usd)"
-    each = ", ".join(f"{teacher_label(t)} ${first_ceiling(t, config.agent) or 0.0:.2f}" for t in config.teachers)
+    terms = terms_of(config)
+    if terms.per_attempt is not None:
+        return f"at most {_usd(terms.per_attempt)} (agent.max_cost_usd)"
+    each = ", ".join(f"{teacher} ${first or 0.0:.2f}" for teacher, first in terms.first.items())
     return f"at most {each} until one finishes, then the dearest seen"
 
 

@@ -17,6 +17,7 @@ from factory.executor.local import LocalExecutor
 from factory.records import Task
 from factory.run.allocation import NOT_ESCALATED, Allocator, Stop, beta_cdf
 from factory.run.folder import RunStore
+from factory.run.parts import plan_of
 from factory.run.progress import QuietProgress
 from factory.run.scheduler import Scheduler
 from factory.warehouse import Warehouse
@@ -166,7 +167,7 @@ async def run_cascade(tmp_path: Path, store: RunStore) -> tuple[Scheduler, objec
     pool = LettingGo()
     with Warehouse(store.warehouse_path) as warehouse:
         teachers = {"scripted-cheap": Cheap(), "scripted-dear": PlanTeacher()}
-        scheduler = Scheduler(p, tasks, teachers, store, executor=LocalExecutor(pool, PatchVerifier(), teachers, p.agent),
+        scheduler = Scheduler(plan_of(p), tasks, teachers, store, executor=LocalExecutor(pool, PatchVerifier(), teachers, p.agent),
                               progress=QuietProgress(), warehouse=warehouse)
         result = await scheduler.run()
         rows = warehouse.query("SELECT instance_id, decision, tier, attempts, saved FROM task_decisions "

@@ -15,6 +15,7 @@ from factory.executor.local import LocalExecutor
 from factory.records import Attempt, AttemptKey, Exit, Trajectory, Verdict
 from factory.run.budget import Budget, first_ceiling
 from factory.run.folder import RunStore
+from factory.run.parts import plan_of, terms_of
 from factory.run.progress import QuietProgress
 from factory.run.runner import load_run_tasks, run_pipeline
 from factory.run.scheduler import Scheduler
@@ -98,7 +99,7 @@ teachers:
 agent: {max_turns: 1, max_tokens: 100000}
 budget: {max_cost_usd: 5}
 """)
-    budget = Budget(pipeline)
+    budget = Budget(terms_of(pipeline))
     # input 2 × 100k, output 1 turn of 1k: $2.01 and $0.201
     assert budget.ceiling("dear") == pytest.approx(2.01) and budget.ceiling("cheap") == pytest.approx(0.201)
     budget.started("dear")
@@ -236,7 +237,7 @@ async def test_resume_folds_attempts_in_the_order_they_finished(tmp_path, docker
     teachers = {teacher_label(t): build_teacher(t) for t in pipeline.teachers}
     async with SandboxPool(pipeline.sandbox, run_id="order") as pool:
         verifier = DockerVerifier(pipeline.verifier, pipeline.sandbox, run_id="order")
-        scheduler = Scheduler(pipeline, [task], teachers, store, progress=QuietProgress(),
+        scheduler = Scheduler(plan_of(pipeline), [task], teachers, store, progress=QuietProgress(),
                               executor=LocalExecutor(pool, verifier, teachers, pipeline.agent))
         result = await scheduler.run()
     assert result.resumed == 4 and result.kept == 1

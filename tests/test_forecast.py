@@ -14,6 +14,7 @@ import pytest
 from factory.config import parse_pipeline
 from factory.records import Turn
 from factory.run.forecast import forecast, read_pilot
+from factory.run.parts import plan_of
 from factory.warehouse import Warehouse
 from tests.filters.attempt_builder import attempt
 
@@ -47,14 +48,14 @@ def pilot_warehouse(tmp_path: Path, passes: dict[str, float], attempts: int = 5)
 def test_a_pilot_that_always_passes_forecasts_the_cap_and_one_that_never_does_forecasts_the_hopeless_stop(tmp_path):
     p = parse_pipeline(PIPELINE.format(extra=""))
     easy = read_pilot(pilot_warehouse(tmp_path / "easy", {"dear": 1.0, "scripted-cheap": 1.0}), "pilot", (0.25, 0.65))
-    f = forecast(p, 50, easy)
+    f = forecast(plan_of(p), 50, easy)
     assert easy.cost == {"dear": pytest.approx(0.4), "scripted-cheap": 0.0} and easy.attempts == 100
     assert 140 <= f.kept[0] <= f.kept[1] <= 150 and f.attempts[1] < 0.4 * f.most_attempts == 240
     assert f.cost is not None and 0 < f.cost[0] <= f.cost[1] <= 0.4 * f.attempts[1]
     assert f.ceiling is not None and f.ceiling > f.cost[1]
     never = {"dear": 0.0, "scripted-cheap": 0.0}
     hard = read_pilot(pilot_warehouse(tmp_path / "hard", never, attempts=30), "pilot", (0.25, 0.65))
-    g = forecast(p, 50, hard)  # 0 of 30 is taken as a pass rate of 0.008 (shrunk toward the prior)
+    g = forecast(plan_of(p), 50, hard)  # 0 of 30 is taken as a pass rate of 0.008 (shrunk toward the prior)
     assert g.kept[1] < 0.1 * f.kept[0] and g.saved["hopeless"] > 0.25 * g.most_attempts
     # each teacher is hopeless after 4 failures: 8 of 12 per task, and a few more bet in flight
     assert 400 <= g.attempts[0] <= g.attempts[1] <= 0.75 * g.most_attempts
@@ -64,22 +65,22 @@ def test_the_forecast_says_where_a_budget_would_stop_the_run(tmp_path):
     from factory.run.forecast import forecast_lines
 
     pilot = read_pilot(pilot_warehouse(tmp_path, {"dear": 0.6, "scripted-cheap": 0.2}), "pilot", (0.25, 0.65))
-    f = forecast(parse_pipeline(PIPELINE.format(extra="") + "budget: {max_cost_usd: 10}\n"), 100, pilot)
+    f = forecast(plan_of(parse_pipeline(PIPELINE.format(extra="") + "budget: {max_cost_usd: 10}\n")), 100, pilot)
     assert f.cost is not None and f.cost[1] > 10 and f.budget == 10
     [line] = [line for line in forecast_lines(f) if line.startswith("budget")]
     fits = int(line.split("about ")[1].split()[0])
     # dear attempts cost $0.40 and cheap ones nothing: more than 25 attempts fit in $10
     assert line.startswith("budget $10.00 runs out first") and fits == round(10 * f.attempts[1] / f.cost[1]) > 25
-    rich = forecast(parse_pipeline(PIPELINE.format(extra="") + "budget: {max_cost_usd: 10000}\n"), 100, pilot)
+    rich = forecast(plan_of(parse_pipeline(PIPELINE.format(extra="") + "budget: {max_cost_usd: 10000}\n")), 100, pilot)
     assert "budget $10000.00 covers the expected cost" in forecast_lines(rich)
 
 
 def test_without_a_pilot_the_prior_gives_a_range_and_a_turned_off_stop_spends_everything(tmp_path):
-    f = forecast(parse_pipeline(PIPELINE.format(extra="")), 200)
+    f = forecast(plan_of(parse_pipeline(PIPELINE.format(extra=""))), 200)
     assert f.cost is None and f.ceiling is not None  # no pilot cost; the price gives the most
     assert 0 < f.kept[0] <= f.kept[1] < 3 * 200 and f.attempts[1] < f.most_attempts
-    off = forecast(parse_pipeline(PIPELINE.format(extra=", hopeless: {enabled: false}")
-                                  + "filters: {cap: {enabled: false}}\n"), 200)
+    off = forecast(plan_of(parse_pipeline(PIPELINE.format(extra=", hopeless: {enabled: false}")
+                                          + "filters: {cap: {enabled: false}}\n")), 200)
     assert off.attempts == (2400, 2400) and not off.saved
 
 
@@ -139,7 +140,7 @@ def test_the_demo_run_as_its_own_pilot_is_inside_the_range_it_forecasts(tmp_path
     pilot = read_pilot(demo_pilot(tmp_path), "demo", demo.sampling.hopeless.prior)
     assert pilot.attempts == 98 and len(pilot.rates) == 20
     assert pilot.fresh[2] < 0.5 < pilot.fresh[-1]  # the task whose fix repeats, and one that never did
-    f = forecast(demo, 20, pilot)
+    f = forecast(plan_of(demo), 20, pilot)
     assert f.attempts[0] <= 98 <= f.attempts[1] and f.kept[0] <= 49 <= f.kept[1]
 
 
@@ -158,6 +159,6 @@ def test_a_simulated_run_as_its_own_pilot_is_inside_the_range_it_forecasts(reali
     fresh = {t: rng.choice([0.2, 0.7, 1.0]) for t in rates}
     run = simulate(rates, p.sampling, ["scripted-cheap"], 3, lambda _t, _r: 0.0, seed=100 + reality, fresh=fresh)
     pilot = Pilot.of("sim", run.record, p.sampling.hopeless.prior)
-    f = forecast(p, 30, pilot)
+    f = forecast(plan_of(p), 30, pilot)
     assert f.attempts[0] <= run.attempts <= f.attempts[1] and f.kept[0] <= run.kept <= f.kept[1]
     assert run.kept < sum(r.passed for r in run.record)  # the repeats are real: every pass a row would miss

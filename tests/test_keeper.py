@@ -24,6 +24,7 @@ from factory.records import Attempt, Completion, Message, Task, ToolCall, Verdic
 from factory.run.allocation import Allocator
 from factory.run.folder import RunStore
 from factory.run.keeper import Keeper
+from factory.run.parts import plan_of
 from factory.run.progress import QuietProgress
 from factory.run.runner import build_run
 from factory.run.scheduler import Scheduler
@@ -130,7 +131,7 @@ async def run(tmp_path: Path, filters: dict, in_flight: int = 1):
     store.start("", "test", "test")
     pool = PlanPool()
     teachers = {"scripted-actor": PlanTeacher()}
-    result = await Scheduler(p, tasks, teachers, store, executor=LocalExecutor(pool, PatchVerifier(), teachers, p.agent),
+    result = await Scheduler(plan_of(p), tasks, teachers, store, executor=LocalExecutor(pool, PatchVerifier(), teachers, p.agent),
                              progress=QuietProgress()).run()
     return p, result, pool, store, tasks
 
@@ -241,7 +242,7 @@ async def test_progress_holds_to_the_limit_and_carries_its_counts_across_a_resum
         progress = Recording()
         teachers = {"scripted-actor": PlanTeacher()}
         executor = LocalExecutor(PlanPool(), SlowVerifier(), teachers, p.agent)
-        result = await Scheduler(p, tasks, teachers, store, executor=executor, progress=progress).run()
+        result = await Scheduler(plan_of(p), tasks, teachers, store, executor=executor, progress=progress).run()
         return progress, result
 
     first, result = await run_once()
@@ -278,7 +279,7 @@ async def test_verifications_at_once_follow_the_verifier_setting_not_the_samplin
     store.start("", "test", "test")
     verifier = CountingVerifier()
     teachers = {"scripted-actor": PlanTeacher()}
-    result = await Scheduler(p, tasks, teachers, store, executor=LocalExecutor(PlanPool(), verifier, teachers, p.agent)).run()
+    result = await Scheduler(plan_of(p), tasks, teachers, store, executor=LocalExecutor(PlanPool(), verifier, teachers, p.agent)).run()
     assert verifier.most == limit  # reached, never passed: 8 in flight would have allowed 4 before
     assert all(a.verdict is not None for a in result.attempts)
 

@@ -7,6 +7,7 @@ import pytest
 from factory.config import load_pipeline
 from factory.executor.local import LocalExecutor
 from factory.run.folder import RunStore
+from factory.run.parts import plan_of
 from factory.run.progress import QuietProgress
 from factory.run.runner import load_run_tasks
 from factory.run.scheduler import Scheduler
@@ -32,7 +33,7 @@ async def test_an_unexpected_error_is_recorded_and_the_run_goes_on(tmp_path, doc
     teacher = build_teacher(pipeline.teachers[0])
     async with SandboxPool(pipeline.sandbox, run_id="faulty") as pool:
         teachers = {"scripted-test": teacher}
-        result = await Scheduler(pipeline, tasks, teachers, store, progress=QuietProgress(),
+        result = await Scheduler(plan_of(pipeline), tasks, teachers, store, progress=QuietProgress(),
                                  executor=LocalExecutor(pool, BrokenVerifier(), teachers, pipeline.agent)).run()
     attempts = store.attempts()
     assert result.finished == 2 and len(attempts) == 2

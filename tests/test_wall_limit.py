@@ -18,6 +18,7 @@ from factory.config import load_pipeline, teacher_label
 from factory.executor.local import LocalExecutor
 from factory.records import Exit
 from factory.run.folder import RunStore
+from factory.run.parts import plan_of
 from factory.run.progress import QuietProgress
 from factory.run.runner import load_run_tasks
 from factory.run.scheduler import VERIFY_ERROR, Scheduler
@@ -71,7 +72,7 @@ async def one_attempt(tmp_path: Path, run_id: str, *, pool_type=SandboxPool, slo
     teachers = {teacher_label(t): build_teacher(t) for t in pipeline.teachers}
     async with pool_type(pipeline.sandbox, run_id=run_id) as pool:
         executor = LocalExecutor(pool, SlowVerifier(verifier) if slow_verify else verifier, teachers, pipeline.agent)
-        scheduler = Scheduler(pipeline, tasks, teachers, store, executor=executor, progress=QuietProgress())
+        scheduler = Scheduler(plan_of(pipeline), tasks, teachers, store, executor=executor, progress=QuietProgress())
         result = await scheduler.run()
     [attempt] = result.attempts if result.attempts else store.attempts()
     return attempt

@@ -1,7 +1,8 @@
 """The run's budget: whether one more attempt may start, so that money spent never passes
 `budget.max_cost_usd` (docs/run.md, "Budget").
 
-    Budget(pipeline)       started / sampled / pay as attempts go; allows(teacher) before each
+    Terms                  what the budget is given of the pipeline (the runner makes it)
+    Budget(terms)          started / sampled / pay as attempts go; allows(teacher) before each
     first_ceiling(t, a)    the most one attempt of a teacher can cost, from its price and limits
 """
 
@@ -9,10 +10,10 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from dataclasses import dataclass
 from typing import Any
 
 from factory.agent.config import AgentConfig
-from factory.config import Pipeline, teacher_label
 from factory.records import INFRA_EXITS, Attempt
 from factory.teachers.prices import price_of
 
@@ -36,6 +37,23 @@ def first_ceiling(teacher: Any, agent: AgentConfig) -> float | None:
     return price.most(input_tokens=2 * agent.max_tokens, output_tokens=output)
 
 
+@dataclass(frozen=True)
+class Terms:
+    """What the budget needs of the pipeline, and no more: made by the run
+    (`factory.run.runner.terms_of`); the forecast reads the same."""
+
+    limit: float | None
+    """`budget.max_cost_usd`: None, no budget."""
+    per_attempt: float | None
+    """`agent.max_cost_usd`: when set, every attempt's ceiling."""
+    first: dict[str, float | None]
+    """Each teacher's `first_ceiling` by label, in the pipeline's order; None: its price is unknown."""
+
+    def first_ceiling(self, teacher: str) -> float | None:
+        """An attempt's ceiling before any attempt of `teacher` has finished."""
+        return self.per_attempt if self.per_attempt is not None else self.first.get(teacher)
+
+
 class Budget:
     """Whether a unit may start: spent + the ceilings of the attempts sampling now, the new one
     included, stay within `budget.max_cost_usd`.
@@ -46,10 +64,9 @@ class Budget:
     recorded; an attempt of unknown cost counts as its ceiling.
     """
 
-    def __init__(self, pipeline: Pipeline):
-        self.limit = pipeline.budget.max_cost_usd
-        self.configured = pipeline.agent.max_cost_usd
-        self.first = {teacher_label(t): first_ceiling(t, pipeline.agent) for t in pipeline.teachers}
+    def __init__(self, terms: Terms):
+        self.terms = terms
+        self.limit = terms.limit
         self.seen: dict[str, float] = {}  # largest cost of a sampled attempt, per teacher
         self.sampling: Counter[str] = Counter()  # attempts in flight (sampling), per teacher
         self.paid: dict[tuple[str, str, int], float] = {}
@@ -64,11 +81,9 @@ class Budget:
         return self.ceiling(teacher)
 
     def ceiling(self, teacher: str) -> float:
-        if self.configured is not None:
-            return self.configured
-        if teacher in self.seen:
+        if self.terms.per_attempt is None and teacher in self.seen:
             return self.seen[teacher]
-        first = self.first.get(teacher)
+        first = self.terms.first_ceiling(teacher)
         return math.inf if first is None else first  # no price, no ceiling: never launched on a budget
 
     def committed(self) -> float:

@@ -27,12 +27,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from factory.config import Pipeline, SamplingConfig, teacher_label
+from factory.config import SamplingConfig
 from factory.errors import UsageError
 from factory.records import Task
 from factory.run.allocation import Allocator
-from factory.run.budget import first_ceiling
-from factory.run.scheduler import breadth_first
+from factory.run.scheduler import Plan, breadth_first
 
 Rates = dict[str, dict[str, float]]
 """Task id -> teacher -> the chance an attempt passes."""
@@ -201,10 +200,10 @@ Population = tuple[Rates, dict[str, float] | None]
 """Simulated tasks' pass rates, and each task's chance that a later pass is a new row (None: always)."""
 
 
-def population(pipeline: Pipeline, n: int, pilot: Pilot | None, rng: random.Random) -> Population:
+def population(plan: Plan, n: int, pilot: Pilot | None, rng: random.Random) -> Population:
     """`n` tasks: pass rates drawn from the prior, or a pilot's tasks drawn with replacement."""
-    labels = [teacher_label(t) for t in pipeline.teachers]
-    prior = pipeline.sampling.hopeless.prior
+    labels = list(plan.budget.first)
+    prior = plan.sampling.hopeless.prior
     if pilot is None:
         return {f"t{i}": dict.fromkeys(labels, rng.betavariate(*prior)) for i in range(n)}, None
     mean = prior[0] / (prior[0] + prior[1])
@@ -216,11 +215,12 @@ def population(pipeline: Pipeline, n: int, pilot: Pilot | None, rng: random.Rand
     return rates, fresh
 
 
-def forecast(pipeline: Pipeline, tasks: int, pilot: Pilot | None = None) -> Forecast:
+def forecast(plan: Plan, tasks: int, pilot: Pilot | None = None) -> Forecast:
     """Each of the `SEEDS` simulations draws its own population, so the range holds what is not
-    known of the tasks (a pilot of 20 tasks says little of the 21st) as well as chance."""
-    s = pipeline.sampling
-    labels = [teacher_label(t) for t in pipeline.teachers]
+    known of the tasks (a pilot of 20 tasks says little of the 21st) as well as chance. `plan`:
+    the scheduler's own (`factory.run.runner.plan_of`)."""
+    s = plan.sampling
+    labels = list(plan.budget.first)  # every teacher, in the pipeline's order
     rng = random.Random(s.seed)
     n = min(tasks, MAX_SIMULATED)
     prior = s.hopeless.prior
@@ -231,15 +231,13 @@ def forecast(pipeline: Pipeline, tasks: int, pilot: Pilot | None = None) -> Fore
         unseen = [t for t in labels if not any(t in r for r in pilot.rates)]
         basis = (f"pass rates of pilot {pilot.run_id} ({len(pilot.rates)} tasks, {pilot.attempts} attempts)"
                  + (f"; {', '.join(unseen)} not in it: prior mean {mean:.2f}" if unseen else ""))
-    ceilings = {teacher_label(t): first_ceiling(t, pipeline.agent) for t in pipeline.teachers}
-    if pipeline.agent.max_cost_usd is not None:
-        ceilings = dict.fromkeys(labels, pipeline.agent.max_cost_usd)
+    ceilings = {t: plan.budget.first_ceiling(t) for t in labels}
     known = pilot.cost if pilot else {}
     scale = tasks / n
-    cap = pipeline.filters.cap.most
+    cap = plan.filters.cap.most
     outcomes = []
     for seed in range(SEEDS):
-        rates, fresh = population(pipeline, n, pilot, rng)
+        rates, fresh = population(plan, n, pilot, rng)
         outcomes.append(simulate(rates, s, labels, cap, lambda teacher, _rng: known.get(teacher, 0.0), seed,
                                  fresh=fresh))
     each = [ceilings[t] for t in labels]
@@ -256,7 +254,7 @@ def forecast(pipeline: Pipeline, tasks: int, pilot: Pilot | None = None) -> Fore
         attempts=(min(o.attempts for o in outcomes) * scale, max(o.attempts for o in outcomes) * scale),
         most_attempts=tasks * len(labels) * s.attempts_per_task,
         kept=(min(o.kept for o in outcomes) * scale, max(o.kept for o in outcomes) * scale),
-        cost=cost, ceiling=ceiling, saved=saved, budget=pipeline.budget.max_cost_usd,
+        cost=cost, ceiling=ceiling, saved=saved, budget=plan.budget.limit,
     )
 
 

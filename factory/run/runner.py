@@ -19,7 +19,7 @@ from pathlib import Path
 from factory.atomic import write_atomic
 from factory.config import Pipeline, parse_pipeline, teacher_label
 from factory.errors import SandboxError, StorageError, UsageError
-from factory.executor import Site, check_executor, open_executor
+from factory.executor import check_executor, open_executor
 from factory.filters import ChainResult
 from factory.output import (
     BuildSettings,
@@ -36,6 +36,7 @@ from factory.render import build_renderer
 from factory.report import Plot, draw_plots
 from factory.run.folder import RunStore, identity, new_run_id
 from factory.run.keeper import Keeper
+from factory.run.parts import executor_site, plan_of
 from factory.run.progress import Progress
 from factory.run.scheduler import RunResult, Scheduler
 from factory.sandbox.backend import sandbox_backend
@@ -132,7 +133,7 @@ async def _run_held(pipeline: Pipeline, store: RunStore, tasks: list[Task], skip
         try:
             try:
                 async with open_executor(executor_site(pipeline, store, tasks, teachers, paid, progress)) as executor:
-                    scheduler = Scheduler(pipeline, tasks, teachers, store, executor=executor,
+                    scheduler = Scheduler(plan_of(pipeline), tasks, teachers, store, executor=executor,
                                           warehouse=warehouse, progress=progress, keeper=keeper)
                     try:
                         result = await scheduler.run()
@@ -147,20 +148,6 @@ async def _run_held(pipeline: Pipeline, store: RunStore, tasks: list[Task], skip
             warehouse.close()
     behind = f"{warehouse.behind} attempt(s) not in it yet, as {warehouse.why_behind}" if warehouse.behind else None
     return RunOutcome(store, result, build, skipped, behind)
-
-
-def executor_site(pipeline: Pipeline, store: RunStore, tasks: list[Task], teachers: dict[str, Teacher],
-                  paid: set[str], progress: Progress) -> Site:
-    """What the executor gets of the run: the settings of the stages an attempt passes through,
-    the teachers, and the run folder's journal for the `paid` teachers' turns."""
-    return Site(
-        run_id=store.run_id, executor=pipeline.executor, agent=pipeline.agent, sandbox=pipeline.sandbox,
-        verifier=pipeline.verifier, teachers=teachers,
-        teacher_configs={teacher_label(t): t for t in pipeline.teachers},
-        journal=lambda key: store.journal_path(key) if key.teacher in paid else None,
-        tasksets=[(str(folder) if (folder := pipeline.resolve(source)).is_dir() else None, its_tasks)
-                  for source, its_tasks in tasks_by_source(pipeline.tasks, tasks)],
-        note=progress.note)
 
 
 async def _nothing_left(run_id: str, backend: str, progress: Progress) -> None:

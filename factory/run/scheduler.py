@@ -39,16 +39,32 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from factory.atomic import write_atomic
-from factory.config import Pipeline
+from factory.config import SamplingConfig
 from factory.errors import SandboxError, StorageError, VerifyError
+from factory.filters import FiltersConfig
 from factory.protocols import Executor, Sampled, Teacher
 from factory.records import INFRA_EXITS, Attempt, AttemptKey, Task, Trajectory
 from factory.run.allocation import Allocator, Stop
-from factory.run.budget import Budget
+from factory.run.budget import Budget, Terms
 from factory.run.folder import RunStore
 from factory.run.keeper import Keeper
 
 VERIFY_ERROR = "verify_error"  # error_class of an attempt whose verification infrastructure failed
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What the scheduler needs of the pipeline, and no more: made by the run
+    (`factory.run.runner.plan_of`); the forecast plays the same plan."""
+
+    sampling: SamplingConfig
+    filters: FiltersConfig
+    """The keeper's chain (when the scheduler is given none), and the cap, `filters.cap.most`."""
+    verifications: int
+    """`verifier.concurrency()`: verifications at once."""
+    max_wall_seconds: float
+    """`agent.max_wall_seconds`: an attempt's deadline, from its sandbox's start to its verdict."""
+    budget: Terms
 
 
 @dataclass(frozen=True)
@@ -89,7 +105,7 @@ class RunResult:
 class Scheduler:
     def __init__(
         self,
-        pipeline: Pipeline,
+        plan: Plan,
         tasks: list[Task],
         teachers: dict[str, Teacher],
         store: RunStore,
@@ -99,7 +115,7 @@ class Scheduler:
         progress=None,
         keeper: Keeper | None = None,
     ):
-        self.p = pipeline
+        self.plan = plan
         self.tasks = tasks
         self.teachers = teachers
         self.store = store
@@ -110,16 +126,16 @@ class Scheduler:
         self.warehouse = warehouse
         self.progress = progress
         self.tasks_by_id = {t.instance_id: t for t in tasks}
-        self.keeper = keeper or Keeper(pipeline.filters)
-        self.allocator = Allocator(pipeline.sampling, list(teachers), pipeline.filters.cap.most)
+        self.keeper = keeper or Keeper(plan.filters)
+        self.allocator = Allocator(plan.sampling, list(teachers), plan.filters.cap.most)
         self.result = RunResult(tasks=len(tasks), cap=self.allocator.wanted)
-        self.slots = asyncio.Semaphore(pipeline.sampling.max_in_flight)
-        self.verify_slots = asyncio.Semaphore(pipeline.verifier.concurrency())
+        self.slots = asyncio.Semaphore(plan.sampling.max_in_flight)
+        self.verify_slots = asyncio.Semaphore(plan.verifications)
         self.changed = asyncio.Event()
         self.running: set[asyncio.Task] = set()
         self.stopping = False
         self.interrupts = 0
-        self.budget = Budget(pipeline)
+        self.budget = Budget(plan.budget)
         self.write_error: StorageError | None = None  # the first run file that could not be written
         self.outstanding: Counter[str] = Counter()  # per image: units queued or in flight (`_settled`)
 
@@ -129,7 +145,7 @@ class Scheduler:
         """Every unit but the attempts finished already or `pending` (sampled, only their verdict
         is missing), breadth first."""
         done = {_unit_id(a.key) for a in self.result.attempts} | pending
-        return breadth_first(self.tasks, list(self.teachers), self.p.sampling.attempts_per_task, done)
+        return breadth_first(self.tasks, list(self.teachers), self.plan.sampling.attempts_per_task, done)
 
     def _absorb(self, attempt: Attempt) -> None:
         """Fold a finished attempt into its task's state (the keeper's, then the allocator's)."""
@@ -263,8 +279,8 @@ class Scheduler:
         trajectory: Trajectory | None = None
         try:
             try:
-                for _ in range(self.p.sampling.infra_retries + 1):
-                    deadline = time.monotonic() + self.p.agent.max_wall_seconds  # sandbox start to verdict
+                for _ in range(self.plan.sampling.infra_retries + 1):
+                    deadline = time.monotonic() + self.plan.max_wall_seconds  # sandbox start to verdict
                     sampled = await self._sample(unit, key, deadline)
                     trajectory = sampled.trajectory
                     if trajectory.exit not in INFRA_EXITS:
@@ -321,7 +337,7 @@ class Scheduler:
                     self.executor.verify(task, attempt.trajectory.patch)
                 attempt.verdict = await self.late.by(deadline, verifying)
         except (VerifyError, SandboxError, TimeoutError) as exc:
-            why = (f"not verified within the attempt's max_wall_seconds ({self.p.agent.max_wall_seconds:g} s)"
+            why = (f"not verified within the attempt's max_wall_seconds ({self.plan.max_wall_seconds:g} s)"
                    if isinstance(exc, TimeoutError) else f"{type(exc).__name__}: {exc}")
             attempt.error_class = VERIFY_ERROR
             attempt.infra_failures.append(f"{VERIFY_ERROR}: {why}"[:2000])
@@ -372,7 +388,7 @@ class Scheduler:
         self.changed.set()
 
     async def _sample(self, unit: Unit, key: AttemptKey, deadline: float) -> Sampled:
-        seed = zlib.crc32(f"{self.p.sampling.seed}:{key.instance_id}:{key.teacher}:{key.index}".encode())
+        seed = zlib.crc32(f"{self.plan.sampling.seed}:{key.instance_id}:{key.teacher}:{key.index}".encode())
         return await self.executor.sample(unit.task, key, seed, deadline)
 
     def _settled(self, image: str) -> None:

@@ -20,6 +20,7 @@ from factory.config import VerifierConfig, load_pipeline
 from factory.errors import VerifyError
 from factory.executor.local import LocalExecutor
 from factory.run.folder import RunStore
+from factory.run.parts import plan_of
 from factory.run.progress import QuietProgress
 from factory.run.runner import load_run_tasks
 from factory.run.scheduler import VERIFY_ERROR, Scheduler
@@ -111,7 +112,7 @@ async def test_a_resumed_run_verifies_what_infrastructure_left_unverified_withou
         async with SandboxPool(pipeline.sandbox, run_id=f"{run_id}-sampling") as pool:
             teachers = {"scripted-test": teacher}
             executor = LocalExecutor(pool, verifier(verify_run, retries=1), teachers, pipeline.agent)
-            return await Scheduler(pipeline, tasks, teachers, store, executor=executor, progress=QuietProgress()).run()
+            return await Scheduler(plan_of(pipeline), tasks, teachers, store, executor=executor, progress=QuietProgress()).run()
 
     first = CountingTeacher(build_teacher(pipeline.teachers[0]))
     with Remover(docker_client, run_id):  # every verification container of the first run dies
@@ -143,7 +144,7 @@ async def test_progress_and_results_count_a_reverified_attempt_once(tmp_path, do
         async with SandboxPool(pipeline.sandbox, run_id=f"twice-{uuid.uuid4().hex[:6]}") as pool:
             teachers = {"scripted-test": teacher}
             executor = LocalExecutor(pool, verifier(f"twice-{uuid.uuid4().hex[:6]}"), teachers, pipeline.agent)
-            result = await Scheduler(pipeline, tasks, teachers, store, executor=executor, progress=QuietProgress()).run()
+            result = await Scheduler(plan_of(pipeline), tasks, teachers, store, executor=executor, progress=QuietProgress()).run()
     assert (result.resumed, result.finished, len(result.attempts)) == (1, 0, 1)
 
 
