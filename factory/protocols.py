@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol
 
 from factory.records import (
     Attempt,
@@ -162,17 +162,19 @@ class SessionTeacher(Teacher, Protocol):
 
 
 class Verifier(Protocol):
+    """How a patch is verified. The executor tells every verifier when an attempt of a task begins
+    sampling and when one ended with nothing to verify, so that a verifier may start its work
+    ahead (`factory.verify.ahead`); one that starts nothing ahead subclasses this and keeps the
+    no-ops, and the executor never asks which kind it holds."""
+
     async def verify(self, task: Task, patch: str, state: str | None = None) -> Verdict: ...
     """`state`: a terminal task's frozen final state (`Trajectory.final_state`)."""
 
+    def expect(self, task: Task) -> None:
+        """An attempt of `task` began sampling: a verification of it may follow."""
 
-@runtime_checkable
-class Anticipating(Protocol):
-    """A verifier told when an attempt begins sampling, so that its verification can start sooner
-    (`factory.verify.ahead`), and when it ended with nothing to verify."""
-
-    def expect(self, task: Task) -> None: ...
-    def unexpect(self, task: Task) -> None: ...
+    def unexpect(self, task: Task) -> None:
+        """An attempt of `task` that was `expect`ed ended with nothing to verify."""
 
 
 @dataclass

@@ -19,7 +19,7 @@ import pytest
 from factory.config import SamplingConfig, parse_pipeline
 from factory.executor.local import LocalExecutor
 from factory.filters import FilterChain, FiltersConfig
-from factory.protocols import ExecResult
+from factory.protocols import ExecResult, Verifier
 from factory.records import Attempt, Completion, Message, Task, ToolCall, Verdict
 from factory.run.allocation import Allocator
 from factory.run.folder import RunStore
@@ -108,7 +108,7 @@ class PlanTeacher:
         return Completion(message=Message(role="assistant", tool_calls=[call]), cost_usd=0.0)
 
 
-class PatchVerifier:
+class PatchVerifier(Verifier):
     async def verify(self, task: Task, patch: str) -> Verdict:
         return Verdict(resolved="return" in patch)
 

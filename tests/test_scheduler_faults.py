@@ -6,6 +6,7 @@ import pytest
 
 from factory.config import load_pipeline
 from factory.executor.local import LocalExecutor
+from factory.protocols import Verifier
 from factory.run.folder import RunStore
 from factory.run.parts import plan_of
 from factory.run.progress import QuietProgress
@@ -18,7 +19,7 @@ from tests.test_run import pipeline_file
 pytestmark = pytest.mark.docker
 
 
-class BrokenVerifier:
+class BrokenVerifier(Verifier):
     """Stands for a bug in a stage: every verification raises."""
 
     async def verify(self, task, patch):

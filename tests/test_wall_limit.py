@@ -16,6 +16,7 @@ import pytest
 
 from factory.config import load_pipeline, teacher_label
 from factory.executor.local import LocalExecutor
+from factory.protocols import Verifier
 from factory.records import Exit
 from factory.run.folder import RunStore
 from factory.run.parts import plan_of
@@ -48,7 +49,7 @@ class ClockedPool(SandboxPool):
         return await super().acquire(*args, **kwargs)
 
 
-class SlowVerifier:
+class SlowVerifier(Verifier):
     """Verifies for real, once the attempt's wall time has passed."""
 
     def __init__(self, inner: DockerVerifier):

@@ -17,7 +17,7 @@ from factory.errors import SandboxError
 from factory.executor.journal import JournalTeacher
 from factory.executor.late import LateWork
 from factory.executor.site import Site
-from factory.protocols import Anticipating, Pool, Sampled, Teacher, Verifier
+from factory.protocols import Pool, Sampled, Teacher, Verifier
 from factory.records import INFRA_EXITS, AttemptKey, Exit, PossiblyBilled, Task, Trajectory, Verdict
 from factory.sandbox.pool import SandboxPool
 from factory.sandbox.pull import Puller
@@ -63,16 +63,16 @@ class LocalExecutor:
         return await self.verifier.verify(task, patch, state) if state else await self.verifier.verify(task, patch)
 
     async def sample(self, task: Task, key: AttemptKey, seed: int, deadline: float) -> Sampled:
-        ahead = self.verifier if isinstance(self.verifier, Anticipating) else None
-        if ahead is not None:
-            ahead.expect(task)
+        if self.verifier is None:  # a Ray node's sampling: its verification runs where Ray sends it
+            return await self._sample(task, key, seed, deadline)
+        self.verifier.expect(task)
         sampled = None
         try:
             sampled = await self._sample(task, key, seed, deadline)
         finally:
-            if ahead is not None and (sampled is None or sampled.trajectory.exit in INFRA_EXITS
-                                      or not (sampled.trajectory.patch.strip() or sampled.trajectory.final_state)):
-                ahead.unexpect(task)  # no verification comes of it
+            if sampled is None or sampled.trajectory.exit in INFRA_EXITS or not (
+                    sampled.trajectory.patch.strip() or sampled.trajectory.final_state):
+                self.verifier.unexpect(task)  # no verification comes of it
         return sampled
 
     async def _sample(self, task: Task, key: AttemptKey, seed: int, deadline: float) -> Sampled:

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
 
 from factory.errors import EngineError, SandboxCrashed, SandboxError, VerifyError
-from factory.protocols import Sandbox
+from factory.protocols import Sandbox, Verifier
 from factory.records import Check, FlagKind, Reason, StartState, Task, Verdict, VerdictFlag
 from factory.sandbox.backend import DIFF_LIMIT, sandbox_backend
 from factory.sandbox.config import SandboxConfig
@@ -104,7 +104,7 @@ class _Shared:
 DECIDED_BEFORE_TESTS = {Reason.patch_rejected: Check.policy, Reason.patch_failed: Check.apply}
 
 
-class DockerVerifier:
+class DockerVerifier(Verifier):
     def __init__(self, config: VerifierConfig | None = None, sandbox: SandboxConfig | None = None, run_id: str = "verify",
                  puller: Puller | None = None, reuse: bool = False):
         self.config = config or VerifierConfig()
