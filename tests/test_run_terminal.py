@@ -1,0 +1,53 @@
+"""A run that mixes terminal tasks (Harbor: the demo-terminal set) with Python SWE tasks, end to
+end: the scripted teacher, real sandboxes, each task judged its own way (a patch, or a frozen final
+state), the warehouse, the dataset and its card. Rows of both kinds are kept."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from factory.config import load_pipeline
+from factory.run.progress import QuietProgress
+from factory.run.runner import run_pipeline
+from factory.warehouse import run_query
+
+pytestmark = pytest.mark.docker
+TASKSETS = Path(__file__).parent.parent / "pipelines" / "tasksets"
+
+
+def scripted(name: str, outcome: str) -> str:
+    rates = {k: float(k == outcome) for k in ("solve", "wrong_fix", "loop", "format_error", "give_up")}
+    return f"  - {{kind: scripted, model: scripted-test, name: {name}, seed: 1, profile: {rates}}}\n"
+
+
+def pipeline_file(tmp_path: Path) -> Path:
+    path = tmp_path / "mixed.yaml"
+    path.write_text(
+        f"name: mixed\ntasks:\n  source:\n    - {TASKSETS / 'demo'}\n    - {TASKSETS / 'demo-terminal'}\n"
+        "  limit_per_source: 2\n"
+        "teachers:\n" + scripted("scripted-solver", "solve") + scripted("scripted-wrong", "wrong_fix")
+        + f"""\
+agent: {{max_turns: 30, command_timeout: 120}}
+sandbox: {{memory: 1g, max_live: 4}}
+sampling: {{attempts_per_task: 1, max_in_flight: 2}}
+verifier: {{timeout: 300}}
+output: {{dir: {tmp_path / "runs"}}}
+""")
+    return path
+
+
+async def test_a_run_of_terminal_and_swe_tasks_keeps_rows_of_both(tmp_path, docker_client):
+    outcome = await run_pipeline(load_pipeline(pipeline_file(tmp_path)), run_id="terminal-mix",
+                                 progress=QuietProgress(), command="test")
+    store = outcome.store
+    # each task: the solver's attempt resolves, the wrong fix does not, whichever way it is judged
+    rows = run_query(store.warehouse_path, "SELECT instance_id, teacher, resolved FROM v_attempts "
+                                           "ORDER BY instance_id, teacher").rows
+    terminal = {"build-zipapp", "configure-service"}
+    assert len(rows) == 8 and {r[0] for r in rows} >= terminal
+    assert all(resolved == (teacher == "scripted-solver") for _, teacher, resolved in rows), rows
+    kept = pq.read_table(sorted((store.dataset_dir / "messages").glob("*.parquet"))[0]).to_pylist()
+    assert len(kept) == 4 and sorted(r["language"] for r in kept) == ["python", "python", "shell", "shell"]
