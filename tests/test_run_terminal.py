@@ -51,3 +51,12 @@ async def test_a_run_of_terminal_and_swe_tasks_keeps_rows_of_both(tmp_path, dock
     assert all(resolved == (teacher == "scripted-solver") for _, teacher, resolved in rows), rows
     kept = pq.read_table(sorted((store.dataset_dir / "messages").glob("*.parquet"))[0]).to_pylist()
     assert len(kept) == 4 and sorted(r["language"] for r in kept) == ["python", "python", "shell", "shell"]
+    # what each verdict rests on, and a terminal task's reward, reach the warehouse, the rows and the card
+    judged = run_query(store.warehouse_path, "SELECT instance_id, teacher, guarantee, reward FROM v_attempts").rows
+    assert {(i in terminal, g, r) for i, _, g, r in judged} == {
+        (True, "final-state", 1.0), (True, "final-state", 0.0), (False, "patch", None)}
+    assert {(r["language"], r["guarantee"], r["reward"]) for r in kept} == {("shell", "final-state", 1.0),
+                                                                            ("python", "patch", None)}
+    card = (store.dataset_dir / "README.md").read_text()
+    assert "2 of the 4 rows are terminal tasks" in card and "rests on a state the agent chose" in card
+    assert "| final-state | 2 |" in card and "| patch | 2 |" in card and "(kept rewards: 1 to 1)" in card
