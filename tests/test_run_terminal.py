@@ -4,12 +4,14 @@ state), the warehouse, the dataset and its card. Rows of both kinds are kept."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 
 from factory.config import load_pipeline
+from factory.records import Exit, Guarantee
 from factory.run.progress import QuietProgress
 from factory.run.runner import run_pipeline
 from factory.warehouse import run_query
@@ -60,3 +62,22 @@ async def test_a_run_of_terminal_and_swe_tasks_keeps_rows_of_both(tmp_path, dock
     card = (store.dataset_dir / "README.md").read_text()
     assert "2 of the 4 rows are terminal tasks" in card and "rests on a state the agent chose" in card
     assert "| final-state | 2 |" in card and "| patch | 2 |" in card and "(kept rewards: 1 to 1)" in card
+
+
+async def test_a_terminal_task_s_agent_timeout_stops_the_agent_and_its_state_is_judged(tmp_path, docker_client):
+    folder = Path(shutil.copytree(TASKSETS / "demo-terminal" / "repair-json", tmp_path / "demo-terminal" / "repair-json"))
+    toml = folder / "task.toml"
+    toml.write_text(toml.read_text().replace("[agent]\ntimeout_sec = 300.0", "[agent]\ntimeout_sec = 2.0"))
+    path = tmp_path / "timeout.yaml"
+    path.write_text(
+        f"name: timeout\ntasks: {{source: {tmp_path / 'demo-terminal'}}}\n"
+        "teachers:\n  - {kind: scripted, model: scripted-test, seed: 1, profile: {solve: 0, wrong_fix: 0, loop: 0, "
+        "format_error: 0, give_up: 0, latency_seconds: 0.5}}\n"  # wanders until a limit stops it
+        f"agent: {{max_turns: 30, max_wall_seconds: 600}}\nsampling: {{attempts_per_task: 1}}\n"
+        f"output: {{dir: {tmp_path / 'runs'}}}\n")
+    outcome = await run_pipeline(load_pipeline(path), run_id="agent-timeout", progress=QuietProgress(), command="test")
+    [attempt] = outcome.store.attempts()
+    # without the task's limit the pipeline's would end it: 30 turns of 0.5 s (max_turns), not a timeout
+    assert attempt.trajectory.exit is Exit.timeout
+    assert sum(m.role == "assistant" for m in attempt.trajectory.messages) < 10
+    assert attempt.verdict.guarantee is Guarantee.final_state and attempt.verdict.reward == 0.0
