@@ -230,6 +230,7 @@ def tasks_validate(
     backend: Annotated[str | None, typer.Option(help=BACKEND_HELP)] = None,
 ) -> None:
     """Gold fix must resolve each task and the empty patch must not; exit 1 if any task is broken.
+    A terminal task (Harbor): its solution/solve.sh must earn the reward, its start state must not.
 
     Results go to factory's cache (~/.cache/factory/validation, or under $XDG_CACHE_HOME), one
     file per source, where runs look for them; nothing is written into the task source's folder."""
@@ -245,7 +246,8 @@ def tasks_validate(
     _local_images(taskset, tasks, backend)
     progress = lambda c: console.print(f"  {c.status:7} {c.instance_id}", markup=False)  # noqa: E731
     checks = asyncio.run(_verifying(VerifierConfig(timeout=timeout), backend,
-                                    lambda verifier: validate(verifier, tasks, jobs=jobs, repeat=repeat, progress=progress)))
+                                    lambda verifier: validate(verifier, tasks, jobs=jobs, repeat=repeat, progress=progress,
+                                                                     backend=verifier.backend)))
     table = Table("instance", "status", "why")
     for c in checks:
         table.add_row(c.instance_id, c.status, c.why)

@@ -93,7 +93,8 @@ class LocalExecutor:
                                       exit=Exit.sandbox_error, error=error, possibly_billed=_cut_off(teacher)), self.node)
         started = time.monotonic()
         try:
-            trajectory = await run_agent(task, teacher, sandbox, self.agent, attempt_seed=seed, deadline=deadline,
+            trajectory = await run_agent(task, teacher, sandbox, self.agent, attempt_seed=seed,
+                                         deadline=agent_deadline(task, started, deadline),
                                          harness=pick(self.agent.harnesses, key.index))
             if task.terminal is not None and trajectory.exit not in INFRA_EXITS:  # judged by the state it left
                 trajectory.final_state = await self.pool.backend.freeze(sandbox, getattr(self.pool, "run_id", "run"), attempt_id)
@@ -103,6 +104,14 @@ class LocalExecutor:
         trajectory.possibly_billed = _cut_off(teacher)  # the journal is gone once the attempt is saved
         trajectory.wall_seconds = trajectory.wall_seconds or time.monotonic() - started
         return Sampled(trajectory, self.node)
+
+
+def agent_deadline(task: Task, started: float, deadline: float) -> float:
+    """When the agent must stop: the attempt's deadline, or sooner a terminal task's own agent
+    timeout (`[agent] timeout_sec`), counted from its sandbox's start. Its state is then frozen and
+    judged, as Harbor judges an agent that ran out of time."""
+    seconds = task.terminal.agent_seconds if task.terminal is not None else None
+    return deadline if seconds is None else min(deadline, started + seconds)
 
 
 def _cut_off(teacher: Teacher) -> list[PossiblyBilled]:

@@ -28,7 +28,7 @@ from factory.output.writer import (
     WrittenDataset,
     data_files_pattern,
 )
-from factory.records import VerifiedBy
+from factory.records import Guarantee, VerifiedBy
 from factory.report.model import Plot
 
 SIZE_CATEGORIES: tuple[tuple[float, str], ...] = (
@@ -190,6 +190,31 @@ def _source_verified_notice(inputs: CardInputs) -> str:
         "`factory import --trust-source`: their source says they solved their task, and they hold no patch "
         f'for factory to check, so no test of factory\'s ran on them. They have `verified_by: "source"`. {mixed}'
         '`rows.filter(lambda r: r["verified_by"] == "factory")` keeps only what factory verified.\n\n'
+    )
+
+
+def final_state_rows(inputs: CardInputs) -> int:
+    """Rows of terminal tasks, judged by the final state the agent left rather than by a patch."""
+    return sum(1 for r in inputs.written.rows if r.get("guarantee") == Guarantee.final_state)
+
+
+def _guarantee_notice(inputs: CardInputs) -> str:
+    n = final_state_rows(inputs)
+    if not n:
+        return ""
+    counts = Counter(str(r.get("guarantee") or "none") for r in inputs.written.rows)
+    rewards = [r["reward"] for r in inputs.written.rows if r.get("reward") is not None]
+    kept = f" (kept rewards: {min(rewards):g} to {max(rewards):g})" if rewards else ""
+    return (
+        f"> **Rows judged by the final state of a machine.** {n} of the {len(inputs.written.rows)} rows are "
+        "terminal tasks whose hidden tests ran in a fresh container made from the machine the agent left "
+        '(`guarantee: "final-state"`), not on a patch. Such a row rests on a state the agent chose: its files, '
+        "its programs, its configuration. factory refuses states that replace what the tests rely on and names "
+        "other changes in the verdict, but it cannot prove the tests were not misled by that state (docs/verify.md "
+        "in factory). A terminal row is resolved when the reward its tests wrote reached the pipeline's "
+        f"`verifier.reward_threshold`{kept}; its `reward` column holds it. "
+        '`rows.filter(lambda r: r["guarantee"] == "patch")` keeps only rows judged by their patch.\n\n'
+        + _table(["guarantee", "rows"], sorted(counts.items())) + "\n\n"
     )
 
 
@@ -360,6 +385,10 @@ _COLUMNS = [
     ("scripted", "true when factory's offline scripted teacher made the row (not model behaviour)"),
     ("verified_by", "`factory` when factory's verifier ran the hidden tests on the row's patch; `source` when "
      "the row was imported with `--trust-source` and its source's word was taken (no patch, no test run)"),
+    ("guarantee", "what `resolved` rests on: `patch` (the agent's diff applied in a fresh container) or "
+     "`final-state` (a terminal task's tests ran in the agent's frozen final state, a state the agent chose)"),
+    ("reward", "a terminal task's reward as its tests wrote it (resolved: at or above `verifier.reward_threshold`); "
+     "empty for a patch's verdict"),
     ("language", "the task's programming language, as its task set names it (`python`, `go`, `java`, ...)"),
     ("turns, exit", "assistant turns, and how the run ended (`submitted` for kept rows)"),
     ("patch", "the agent's final diff against the task's start state (what was verified)"),
@@ -602,6 +631,9 @@ def _limitations(inputs: CardInputs) -> str:
     if source_verified_rows(inputs):
         items.append(f"{_count(source_verified_rows(inputs), 'row')} verified by their source only "
                      "(`verified_by: source`): factory could not check them.")
+    if final_state_rows(inputs):
+        items.append(f"{_count(final_state_rows(inputs), 'row')} judged by a final state the agent chose "
+                     "(`guarantee: final-state`), a weaker guarantee than a patch's.")
     if scripted_rows(inputs):
         items.append("Rows from the scripted teacher are demonstrations of the pipeline, not model behaviour.")
     return "## Limitations\n\n" + "\n".join(f"- {i}" for i in items) + "\n"
@@ -611,6 +643,7 @@ def build_card(inputs: CardInputs) -> str:
     metadata = yaml.safe_dump(card_metadata(inputs), sort_keys=False, allow_unicode=True)
     sections = [
         f"# {inputs.meta.pretty_name}\n\n{_scripted_warning(inputs)}{_source_verified_notice(inputs)}"
+        f"{_guarantee_notice(inputs)}"
         f"{_summary(inputs)}",
         _loading(inputs),
         _columns(inputs),

@@ -47,6 +47,8 @@ MESSAGES_FEATURES = Features(
         "harness": _STRING,
         "scripted": Value("bool"),
         "verified_by": _STRING,
+        "guarantee": _STRING,
+        "reward": Value("float64"),
         "turns": Value("int32"),
         "exit": _STRING,
         "patch": _STRING,
@@ -145,6 +147,8 @@ def messages_row(
         "harness": trajectory.harness,
         "scripted": trajectory.scripted,
         "verified_by": attempt.verdict.verified_by.value if attempt.verdict else None,  # None: the resolved filter was off
+        "guarantee": attempt.verdict.guarantee.value if attempt.verdict else None,
+        "reward": attempt.verdict.reward if attempt.verdict else None,
         "turns": sum(1 for m in trajectory.messages if m.role == "assistant"),
         "exit": trajectory.exit.value,
         "patch": trajectory.patch,

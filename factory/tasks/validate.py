@@ -1,5 +1,10 @@
 """Environment validation: the gold fix must resolve a task and the empty patch must not.
 
+A terminal task (Harbor) has no patch: its `solution/solve.sh` runs as root in a sandbox of the
+task, that state is frozen and judged as an agent's would be, and must earn the reward; the
+untouched start state must not. Its tests run offline, so a test script that downloads what it
+needs is named, one line per task, with the line that downloads.
+
 A teacher's dollar spent on a broken task is wasted, so a task set is checked before use.
 With `repeat` > 1 the gold check runs several times and tasks whose results differ are
 marked flaky. Results live in factory's cache, one file per task source (`results_path`),
@@ -16,9 +21,10 @@ import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from factory.errors import UsageError, VerifyError
-from factory.protocols import Verifier
+from factory.errors import SandboxError, UsageError, VerifyError
+from factory.protocols import SandboxBackend, Verifier
 from factory.records import Task, Verdict
+from factory.sandbox.played import state_after
 from factory.tasks.config import local_path
 
 
@@ -70,7 +76,11 @@ def _describe(v: Verdict) -> str:
     return "resolved" if v.resolved else f"{v.reason}: {v.detail}"[:300]
 
 
-async def check_task(verifier: Verifier, task: Task, repeat: int = 1) -> TaskCheck:
+async def check_task(verifier: Verifier, task: Task, repeat: int = 1, backend: SandboxBackend | None = None) -> TaskCheck:
+    if task.terminal is not None:
+        if backend is None:
+            raise UsageError(f"{task.instance_id} is a terminal task: its validation needs a sandbox backend")
+        return await _check_terminal(verifier, backend, task, repeat)
     try:
         golds = [await verifier.verify(task, task.gold_patch) for _ in range(repeat)]
         alts = [await verifier.verify(task, fix) for fix in task.alt_fixes]
@@ -92,12 +102,68 @@ async def check_task(verifier: Verifier, task: Task, repeat: int = 1) -> TaskChe
     return check
 
 
-async def validate(verifier: Verifier, tasks: list[Task], *, jobs: int = 2, repeat: int = 1, progress=None) -> list[TaskCheck]:
+DOWNLOADS = re.compile(r"\b(curl|wget|pip3?\s+install|uv\s+(pip\s+install|sync|add|run)|uvx|apt(-get)?\s+install"
+                       r"|npm\s+(install|ci)|npx|git\s+clone)\b")
+"""Commands of a test script that fetch from the network, which verification does not have."""
+OFFLINE = re.compile(r"Could not resolve host|Temporary failure in name resolution|Name or service not known"
+                     r"|Network is unreachable|Failed to establish a new connection|Could not resolve '")
+"""What tools print when a download fails for want of a network."""
+
+
+def downloads(task: Task, output: str) -> str:
+    """Where `task`'s tests download at verify time: the first script line that fetches, else the
+    network error its output shows; "" when neither."""
+    assert task.terminal is not None
+    for name, text in sorted(task.terminal.tests.items(), key=lambda kv: kv[0] != task.terminal.script):
+        if name.endswith(".sh"):
+            for number, line in enumerate(text.splitlines(), 1):
+                if not line.lstrip().startswith("#") and DOWNLOADS.search(line):
+                    return f"tests/{name}:{number} `{line.strip()[:120]}`"
+    error = OFFLINE.search(output)
+    return f"its output says {error.group(0)!r}" if error else ""
+
+
+async def _check_terminal(verifier: Verifier, backend: SandboxBackend, task: Task, repeat: int) -> TaskCheck:
+    """solve.sh's final state must earn the reward, the untouched one must not (`check_task`)."""
+    assert task.terminal is not None
+    solve = task.terminal.solution.get("solve.sh", "")
+    run_id = getattr(verifier, "run_id", "validate")
+
+    async def judged(script: str, name: str) -> tuple[Verdict, str]:
+        played = await state_after(backend, task, script, run_id=run_id, attempt_id=f"{name}-{task.instance_id}"[:60])
+        return await verifier.verify(task, "", played.state), played.failed
+
+    try:
+        golds = [await judged(solve, f"solve{i}") for i in range(repeat)] if solve else []
+        empty, _ = await judged("", "empty")
+    except (SandboxError, VerifyError) as exc:
+        return TaskCheck(task.instance_id, "infra_error", why=str(exc)[:300])
+    check = TaskCheck(task.instance_id, "valid", gold=[_describe(v) for v, _ in golds], empty=_describe(empty),
+                      seconds=round(max(v.seconds for v, _ in golds), 2) if golds else None)
+    outcomes = {v.resolved for v, _ in golds}
+    if not solve:
+        check.status, check.why = "broken", "no solution/solve.sh: nothing shows the task can be solved"
+    elif len(outcomes) > 1:
+        check.status, check.why = "flaky", "solve.sh earned the reward in some runs and not in others"
+    elif not golds[0][0].resolved:
+        verdict, failed = golds[0]
+        fetching = downloads(task, verdict.detail)
+        check.status, check.why = "broken", (
+            f"its tests download at verify time, and verification has no network: {fetching}" if fetching else
+            f"solve.sh does not earn the reward ({_describe(verdict)})" + (f"; solve.sh {failed}" if failed else ""))
+    elif empty.resolved:
+        check.status, check.why = "broken", "the untouched start state earns the reward"
+    return check
+
+
+async def validate(verifier: Verifier, tasks: list[Task], *, jobs: int = 2, repeat: int = 1, progress=None,
+                   backend: SandboxBackend | None = None) -> list[TaskCheck]:
+    """`backend`: where a terminal task's solution is played (`factory.sandbox.played`)."""
     gate = asyncio.Semaphore(jobs)
 
     async def one(task: Task) -> TaskCheck:
         async with gate:
-            check = await check_task(verifier, task, repeat)
+            check = await check_task(verifier, task, repeat, backend)
         if progress:
             progress(check)
         return check

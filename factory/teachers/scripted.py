@@ -5,7 +5,8 @@ goes: its model and name start with `scripted`, its trajectories have `scripted=
 its turns cost 0 USD. The agent loop opens one session per attempt (`session(task, seed)`);
 the session draws an outcome from the profile (solve, wrong_fix, loop, format_error,
 give_up, and wander for the rest), reproducibly from the teacher's seed, the task and the
-attempt seed, and plays the turns of factory/teachers/playbook.py through the real tools.
+attempt seed, and plays the turns of factory/teachers/playbook.py through the real tools (on a
+terminal task, factory/teachers/terminal_playbook.py: its solution's commands, not a patch).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from factory.records import Completion, Message, Task, ToolCall, Usage
 from factory.teachers.label import teacher_label
 from factory.teachers.playbook import Outcome, Plan
 from factory.teachers.registry import TEACHERS, TeacherKind
+from factory.teachers.terminal_playbook import TerminalPlan
 
 
 class ScriptedProfile(BaseModel):
@@ -137,7 +139,8 @@ class ScriptedSession:
         self._latency = random.Random(f"latency:{key}")
         fixes = [task.gold_patch, *task.alt_fixes]  # its own draw: the plan's stays as it was
         self.fix = fixes[random.Random(f"fix:{key}").randrange(len(fixes))]
-        self._steps = Plan(
+        plan = Plan if task.terminal is None else TerminalPlan  # a terminal task: its solution's commands
+        self._steps = plan(
             task, self.outcome, random.Random(f"plan:{key}"), self.profile.parallel_calls, self.fix
         ).steps()
         self._turn = 0

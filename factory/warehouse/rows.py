@@ -98,6 +98,8 @@ def attempt_row(attempt: Attempt, started_at: datetime, finished_at: datetime, k
         "error": t.error if t else None,
         "resolved": v.resolved if v else None,
         "verified_by": str(v.verified_by) if v else None,
+        "guarantee": str(v.guarantee) if v else None,
+        "reward": v.reward if v else None,
         "verdict_reason": str(v.reason) if v and v.reason else None,
         "verdict_detail": v.detail if v else None,
         "verify_seconds": v.seconds if v else None,

@@ -6,10 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from factory.records import FlagKind, Guarantee, Reason, StartState, Task
+from factory.records import FlagKind, Guarantee, Reason, Task
 from factory.sandbox.backend import sandbox_backend
-from factory.sandbox.config import SandboxConfig
-from factory.sandbox.docker import DockerSandbox
+from factory.sandbox.played import state_after
 from factory.tasks import load_taskset
 from factory.verify import DockerVerifier
 
@@ -26,16 +25,10 @@ def tasks() -> dict[str, Task]:
 
 async def _final_state(task: Task, script: str) -> str:
     """`script` run as root in an agent's sandbox of `task`, then its state frozen."""
-    sandbox = await DockerSandbox.create(task.image, SandboxConfig(user="root"), workdir=task.workdir, run_id=RUN)
-    try:
-        await sandbox.prepare(StartState())
-        if script:
-            await sandbox.write_files({"/tmp/agent.sh": script}, owner="root")
-            done = await sandbox.exec("bash /tmp/agent.sh", timeout=120, user="root")
-            assert done.exit_code == 0, done.output
-        return await sandbox_backend("docker").freeze(sandbox, RUN, f"{task.instance_id}-attempt")
-    finally:
-        await sandbox.close()
+    played = await state_after(sandbox_backend("docker"), task, script, run_id=RUN,
+                               attempt_id=f"{task.instance_id}-attempt", seconds=120)
+    assert not played.failed, played.failed
+    return played.state
 
 
 async def _verdict(task: Task, script: str):

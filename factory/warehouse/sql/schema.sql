@@ -80,6 +80,12 @@ ALTER TABLE attempts ADD COLUMN IF NOT EXISTS harness VARCHAR;
 -- Who judged the verdict: `factory` (its verifier ran the hidden tests) or `source` (an import's
 -- source, taken at its word with --trust-source); NULL when never judged.
 ALTER TABLE attempts ADD COLUMN IF NOT EXISTS verified_by VARCHAR;
+-- What `resolved` rests on: `patch` (the agent's diff applied in a fresh container) or `final-state`
+-- (a terminal task's tests ran in the agent's frozen final state: a state it chose, docs/verify.md);
+-- and a terminal task's reward as its tests wrote it (`resolved`: it reached verifier.reward_threshold).
+-- NULL when never judged; reward is NULL for a patch's verdict.
+ALTER TABLE attempts ADD COLUMN IF NOT EXISTS guarantee VARCHAR;
+ALTER TABLE attempts ADD COLUMN IF NOT EXISTS reward DOUBLE;
 
 -- A kept row's exact token counts, as the renderer made them (the dataset's `num_tokens` and
 -- `assistant_tokens`: trained tokens); NULL for every other attempt and before a build. Each build
