@@ -402,12 +402,14 @@ def report(
     out: Annotated[Path | None, typer.Option(
         help="Folder for index.html and its PNGs; default: the run folder's report/.")] = None,
 ) -> None:
-    """A page of the run's plots from its warehouse: funnel, pass rates, time, kept vs dropped, exits, teachers."""
+    """A page of the run's plots from its warehouse (funnel, pass rates, time, exits, teachers, row lengths,
+    reward spread, ...) and a per-task table linking to each kept row's trajectory."""
     from factory.report import write_report
     from factory.run.folder import RunStore
 
     store = RunStore.find(run_)
-    page = write_report(_run_warehouse(store), store.run_id, out if out is not None else store.folder / "report")
+    page = write_report(_run_warehouse(store), store.run_id, out if out is not None else store.folder / "report",
+                        store.dataset_dir)
     console.print(f"report: {page}  (open it in a browser; the PNGs are next to it)", markup=False, highlight=False)
 
 

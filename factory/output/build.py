@@ -55,10 +55,11 @@ Tokenize = Callable[[list[Attempt]], Sequence[TokenizedRow | Drop | Flag]]
 cannot be rendered exactly, and a Flag beside a row that differs from the tokens its teacher
 sampled (`render_hooks` adapts factory.render's renderer)."""
 
-DrawPlots = Callable[[ChainResult, Path], Sequence[Plot]]
+DrawPlots = Callable[[ChainResult, WrittenDataset, Path], Sequence[Plot]]
 """Draws the run's plots into a folder once the filters decided (the chain holds every drop,
-the renderer's too), and says which it drew; the card shows them. `factory.run.build_run`
-passes one that records the decisions in the warehouse and draws from it."""
+the renderer's too) and the rows are written (with their exact token counts), and says which it
+drew; the card shows them. `factory.run.build_run` passes one that records the decisions and the
+counts in the warehouse and draws from it."""
 
 
 class BuildSettings(Section):
@@ -172,7 +173,7 @@ def build_dataset(
         attempt_rows=graded,
         max_shard_bytes=settings.max_shard_bytes,
     )
-    drawn = list(plots(chain, out_dir / PLOTS)) if plots else []
+    drawn = list(plots(chain, written, out_dir / PLOTS)) if plots else []
     inputs = CardInputs(
         meta=meta,
         pipeline_yaml=pipeline_yaml_text,

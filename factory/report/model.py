@@ -18,18 +18,30 @@ def readable(n: float) -> str:
 
 
 @dataclass(frozen=True)
+class Link:
+    """A link in a table cell: to a page written beside the report (a relative `href`)."""
+
+    text: str
+    href: str
+
+
+Cell = str | tuple[Link, ...]
+"""A table cell: text, or links (none: an empty cell)."""
+
+
+@dataclass(frozen=True)
 class Table:
     """A figure's numbers, shown under it on the page: what the PNG draws, readable as text."""
 
     header: tuple[str, ...]
-    rows: tuple[tuple[str, ...], ...]
+    rows: tuple[tuple[Cell, ...], ...]
 
 
 @dataclass(frozen=True)
 class Plot:
     """One section of the report: a title, a caption that says what each rate is out of, and
     the PNG drawn for it (a file name next to the page), or `note` when there was nothing to draw;
-    `table` holds the numbers behind the PNG."""
+    `table` holds the numbers behind the PNG. A section that is a table alone has neither."""
 
     name: str
     title: str
@@ -60,6 +72,50 @@ class TaskRate:
     passed: int
     pass_rate: float | None
     band: str
+    attempts: int = 0
+    kept: int = 0
+
+
+@dataclass(frozen=True)
+class RowTokens:
+    """One kept row's exact length as the renderer made it (the dataset's `num_tokens`, and
+    `assistant_tokens`: the tokens in the loss)."""
+
+    instance_id: str
+    teacher: str
+    attempt_index: int
+    num_tokens: int
+    assistant_tokens: int
+
+    @property
+    def trained_share(self) -> float:
+        return self.assistant_tokens / self.num_tokens if self.num_tokens else 0.0
+
+
+@dataclass(frozen=True)
+class SpreadPoint:
+    """One graded attempt in its group (one task, one teacher), as the `reward_spread` query has
+    it: the standard deviation of reward over the group so far, and whether it is mixed yet."""
+
+    instance_id: str
+    teacher: str
+    finished_at: datetime | None
+    nth: int
+    reward_std: float
+    mixed: bool
+
+
+@dataclass(frozen=True)
+class MixedGroups:
+    """The `mixed_groups` query's row for one teacher, or the whole run (`teacher` = `(all)`)."""
+
+    teacher: str
+    groups: int
+    mixed: int
+    share_mixed: float
+    mean_reward_std: float | None
+    all_passed: int
+    all_failed: int
 
 
 @dataclass(frozen=True)
@@ -115,6 +171,12 @@ class RunData:
     """`teacher`, or `teacher / harness` when the warehouse records a harness."""
     languages: list[GroupRow] = field(default_factory=list)
     """The same numbers per language of the tasks (empty for a warehouse that records none)."""
+    rows: list[RowTokens] = field(default_factory=list)
+    """Kept rows with their exact token counts (empty before a build, or for a warehouse that records none)."""
+    max_length: int | None = None
+    """The length limit the run was built under (see `data.run_settings`); None when it has none."""
+    spread: list[SpreadPoint] = field(default_factory=list)
+    mixed: list[MixedGroups] = field(default_factory=list)
 
     @property
     def scripted(self) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from html import escape
 
-from factory.report.model import Plot, RunData, Table
+from factory.report.model import Cell, Plot, RunData, Table
 
 STYLE = """
 body { font-family: "DejaVu Sans", Helvetica, Arial, sans-serif; margin: 2em auto; max-width: 1000px;
@@ -23,19 +23,24 @@ td.n { text-align: right; font-variant-numeric: tabular-nums; }
 """
 
 
+def _cell(cell: Cell) -> str:
+    if not isinstance(cell, str):
+        return "<td>" + ", ".join(f'<a href="{escape(link.href)}">{escape(link.text)}</a>' for link in cell) + "</td>"
+    number = cell[:1].isdigit() or cell[:2] in ("-0", "$0") or cell[:1] == "$"
+    return f'<td class="n">{escape(cell)}</td>' if number else f"<td>{escape(cell)}</td>"
+
+
 def _table(table: Table | None) -> str:
     if table is None:
         return ""
-    number = lambda cell: cell[:1].isdigit() or cell[:2] in ("-0", "$0") or cell[:1] == "$"  # noqa: E731
     head = "".join(f"<th>{escape(h)}</th>" for h in table.header)
-    body = "".join("<tr>" + "".join(f'<td class="n">{escape(c)}</td>' if number(c) else f"<td>{escape(c)}</td>"
-                                    for c in row) + "</tr>\n" for row in table.rows)
+    body = "".join("<tr>" + "".join(_cell(c) for c in row) + "</tr>\n" for row in table.rows)
     return f"\n<table>\n<thead><tr>{head}</tr></thead>\n<tbody>\n{body}</tbody>\n</table>"
 
 
 def _section(plot: Plot) -> str:
     body = (f'<img src="{escape(plot.image)}" alt="{escape(plot.title)}">' if plot.image
-            else f'<p class="empty">{escape(plot.note)}</p>')
+            else f'<p class="empty">{escape(plot.note)}</p>' if plot.note else "")
     return (f'<section id="{escape(plot.name)}">\n<h2>{escape(plot.title)}</h2>\n'
             f'<p class="caption">{escape(plot.caption)}</p>\n{body}{_table(plot.table)}\n</section>')
 

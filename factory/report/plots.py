@@ -1,4 +1,4 @@
-"""The report's plots, one PNG per section, drawn with matplotlib's Agg backend (no display).
+"""The report's run-level plots, one PNG per section (drawn with `drawing`).
 
 matplotlib loads on the first `draw`, never with the command line. Each section says what it
 shows and what each rate is out of; a section with nothing to show has a note instead of a PNG.
@@ -9,48 +9,22 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
+from factory.report.drawing import (
+    BAND,
+    BLUE,
+    DROPPED,
+    GREY,
+    KEPT,
+    pct,
+    pyplot,
+    rate,
+    readable_axis,
+    save,
+    usd,
+)
 from factory.report.model import Plot, RunData, Table, readable
-
-BLUE, KEPT, DROPPED, BAND, GREY = "#4c78a8", "#2a9d4b", "#c4473a", "#d9f0df", "#8a8f98"
-DPI = 110
-
-
-def _pyplot() -> Any:
-    import matplotlib
-
-    matplotlib.use("Agg", force=True)
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def _pct(n: int, total: int) -> str:
-    return f"{100 * n / total:.0f}%" if total else "-"
-
-
-def _readable_axis(axis: Any) -> None:
-    """Tick labels as `readable` writes numbers (400k, not 400000)."""
-    from matplotlib.ticker import FuncFormatter
-
-    axis.set_major_formatter(FuncFormatter(lambda value, _pos: readable(value)))
-
-
-def _usd(value: float | None) -> str:
-    return "-" if value is None else f"${value:.4f}" if value < 1 else f"${readable(value)}"
-
-
-def _rate(value: float | None) -> str:
-    return "-" if value is None else f"{value:.0%}"
-
-
-def _save(fig: Any, folder: Path, name: str) -> str:
-    file = f"{name}.png"
-    fig.tight_layout()
-    fig.savefig(folder / file, dpi=DPI)
-    _pyplot().close(fig)
-    return file
+from factory.report.training import mixed_groups, reward_spread, row_lengths, trained_share
 
 
 def funnel(data: RunData, folder: Path) -> Plot:
@@ -65,20 +39,20 @@ def funnel(data: RunData, folder: Path) -> Plot:
     for d in data.drops:
         reasons.setdefault(d.filter, []).append(f"{d.reason} {readable(d.attempts)}")
     table = Table(("stage", "attempts left", "% of attempts", "dropped", "drop reasons"), tuple(
-        (s.stage, readable(s.remaining), _pct(s.remaining, total), "" if s.dropped is None else readable(s.dropped),
+        (s.stage, readable(s.remaining), pct(s.remaining, total), "" if s.dropped is None else readable(s.dropped),
          ", ".join(reasons.get(s.stage, []))) for s in data.funnel))
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(9, 0.45 * len(data.funnel) + 1.2))
     stages = list(reversed(data.funnel))
     colours = [KEPT if s.stage == "kept" else BLUE for s in stages]
     ax.barh([s.stage for s in stages], [s.remaining for s in stages], color=colours)
     for y, s in enumerate(stages):
-        label = f" {readable(s.remaining)} ({_pct(s.remaining, total)})" + (f"  -{readable(s.dropped)}" if s.dropped else "")
+        label = f" {readable(s.remaining)} ({pct(s.remaining, total)})" + (f"  -{readable(s.dropped)}" if s.dropped else "")
         ax.text(s.remaining, y, label, va="center", fontsize=8)
     ax.set_xlim(0, total * 1.15)  # the axis ends near the largest bar; the room left is for its label
     ax.set_xlabel("attempts")
-    _readable_axis(ax.xaxis)
-    return Plot("funnel", title, caption, _save(fig, folder, "funnel"), table=table)
+    readable_axis(ax.xaxis)
+    return Plot("funnel", title, caption, save(fig, folder, "funnel"), table=table)
 
 
 def pass_rates(data: RunData, folder: Path) -> Plot:
@@ -98,7 +72,7 @@ def pass_rates(data: RunData, folder: Path) -> Plot:
                                                                      for p in learnable)))
           for i in range(10)),
         ("1 (too easy)", str(bands["too_easy"]))))
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(9, 3.6))
     ax.axvspan(0.0, 1.0, color=BAND, zorder=0, label="learnable band 0 < p < 1")
     edges = [i / 10 for i in range(11)]
@@ -117,7 +91,7 @@ def pass_rates(data: RunData, folder: Path) -> Plot:
     ax.set_ylabel("tasks")
     ax.yaxis.get_major_locator().set_params(integer=True)
     ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncols=3, frameon=False)  # under the axes
-    return Plot("pass_rates", title, caption, _save(fig, folder, "pass_rates"), table=table)
+    return Plot("pass_rates", title, caption, save(fig, folder, "pass_rates"), table=table)
 
 
 def over_time(data: RunData, folder: Path) -> Plot:
@@ -134,7 +108,7 @@ def over_time(data: RunData, folder: Path) -> Plot:
         return Plot("over_time", title, caption, note="No finished attempts recorded for this run yet.")
     start = min(a.started_at or a.finished_at for a in timed)
     minutes = [(a.finished_at - start).total_seconds() / 60 for a in timed]
-    plt = _pyplot()
+    plt = pyplot()
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(9, 5), sharex=True)
     xs = [0.0, *minutes]  # every line starts at zero when the run starts
     running = lambda values: [0, *(sum(values[: i + 1]) for i in range(len(values)))]  # noqa: E731
@@ -142,7 +116,7 @@ def over_time(data: RunData, folder: Path) -> Plot:
     top.step(xs, running([int(bool(a.kept)) for a in timed]), where="post", label="rows kept", color=KEPT)
     top.set_xlim(0, max(minutes) * 1.02 or 1.0)
     top.set_ylabel("count")
-    _readable_axis(top.yaxis)
+    readable_axis(top.yaxis)
     top.legend(fontsize=8, loc="upper left")
     if cost > 0:
         bottom.step(xs, running([a.cost_usd or 0.0 for a in timed]), where="post", color=DROPPED)
@@ -157,8 +131,8 @@ def over_time(data: RunData, folder: Path) -> Plot:
     marks = sorted({round(len(timed) * k / 10) for k in range(1, 11)} - {0})  # ten points along the run
     table = Table(("minutes", "attempts finished", "rows kept", "cost (USD)"), tuple(
         (f"{minutes[i - 1]:.1f}", readable(i), readable(sum(bool(a.kept) for a in timed[:i])),
-         _usd(sum(a.cost_usd or 0.0 for a in timed[:i]))) for i in marks))
-    return Plot("over_time", title, caption, _save(fig, folder, "over_time"), table=table)
+         usd(sum(a.cost_usd or 0.0 for a in timed[:i]))) for i in marks))
+    return Plot("over_time", title, caption, save(fig, folder, "over_time"), table=table)
 
 
 def kept_vs_dropped(data: RunData, folder: Path) -> Plot:
@@ -169,7 +143,7 @@ def kept_vs_dropped(data: RunData, folder: Path) -> Plot:
                f"{len(dropped)} dropped (by any filter, failures included). Tokens are input + output over all turns.")
     if not data.decided:
         return Plot("kept_vs_dropped", title, caption, note="No filter decisions recorded for this run yet.")
-    plt = _pyplot()
+    plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.6))
     groups = [(f"kept ({len(kept)})", kept, KEPT), (f"dropped ({len(dropped)})", dropped, DROPPED)]
     shown = [g for g in groups if g[1]]
@@ -181,14 +155,14 @@ def kept_vs_dropped(data: RunData, folder: Path) -> Plot:
             patch.set_facecolor(g[2])
             patch.set_alpha(0.6)
         ax.set_title(f"{what} per attempt", fontsize=10)
-        _readable_axis(ax.yaxis)
+        readable_axis(ax.yaxis)
     rows = []
     for name, attempts, _ in shown:
         for what, value in (("turns", lambda a: a.n_turns), ("tokens", lambda a: a.total_tokens)):
             values = sorted(value(a) for a in attempts)
             rows.append((name, what, readable(values[0]), readable(values[len(values) // 2]), readable(values[-1])))
     table = Table(("attempts", "per attempt", "least", "median", "most"), tuple(rows))
-    return Plot("kept_vs_dropped", title, caption, _save(fig, folder, "kept_vs_dropped"), table=table)
+    return Plot("kept_vs_dropped", title, caption, save(fig, folder, "kept_vs_dropped"), table=table)
 
 
 def exit_reasons(data: RunData, folder: Path) -> Plot:
@@ -200,18 +174,18 @@ def exit_reasons(data: RunData, folder: Path) -> Plot:
     if not total:
         return Plot("exit_reasons", title, caption, note="No attempts recorded for this run yet.")
     rows = sorted(counts.items(), key=lambda kv: kv[1])
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(9, 0.4 * len(rows) + 1.2))
     colour = lambda outcome: KEPT if outcome == "resolved" else GREY if outcome.startswith("error:") else DROPPED  # noqa: E731
     ax.barh([f"{e} -> {o}" for (e, o), _ in rows], [n for _, n in rows], color=[colour(o) for (_, o), _ in rows])
     for y, (_, n) in enumerate(rows):
-        ax.text(n, y, f" {n} ({_pct(n, total)})", va="center", fontsize=8)
+        ax.text(n, y, f" {n} ({pct(n, total)})", va="center", fontsize=8)
     ax.set_xlim(0, max(counts.values()) * 1.25)
     ax.set_xlabel("attempts")
-    _readable_axis(ax.xaxis)
+    readable_axis(ax.xaxis)
     table = Table(("exit", "outcome", "attempts", "% of attempts"),
-                  tuple((e, o, readable(n), _pct(n, total)) for (e, o), n in reversed(rows)))
-    return Plot("exit_reasons", title, caption, _save(fig, folder, "exit_reasons"), table=table)
+                  tuple((e, o, readable(n), pct(n, total)) for (e, o), n in reversed(rows)))
+    return Plot("exit_reasons", title, caption, save(fig, folder, "exit_reasons"), table=table)
 
 
 def teachers(data: RunData, folder: Path) -> Plot:
@@ -222,16 +196,16 @@ def teachers(data: RunData, folder: Path) -> Plot:
                + ("" if "harness" in by else " The warehouse records no harness, so teachers alone are compared."))
     if not data.groups:
         return Plot("teachers", title, caption, note="No attempts recorded for this run yet.")
-    plt = _pyplot()
+    plt = pyplot()
     fig, (rates, costs) = plt.subplots(1, 2, figsize=(9, 0.5 * len(data.groups) + 2.2))
     labels = [g.label + (" (scripted)" if g.scripted else "") for g in data.groups]
     ys = list(range(len(data.groups)))
     passing = rates.barh([y + 0.2 for y in ys], [g.pass_rate or 0 for g in data.groups], height=0.4, color=BLUE,
                          label="pass rate (resolved / graded)")
-    rates.bar_label(passing, labels=[f" {_rate(g.pass_rate)} ({g.passed}/{g.graded})" for g in data.groups], fontsize=7)
+    rates.bar_label(passing, labels=[f" {rate(g.pass_rate)} ({g.passed}/{g.graded})" for g in data.groups], fontsize=7)
     kept = rates.barh([y - 0.2 for y in ys], [g.kept_share for g in data.groups], height=0.4, color=KEPT,
                       label="kept share (kept / attempts)")
-    rates.bar_label(kept, labels=[f" {_rate(g.kept_share)} ({g.kept}/{g.attempts})" for g in data.groups], fontsize=7)
+    rates.bar_label(kept, labels=[f" {rate(g.kept_share)} ({g.kept}/{g.attempts})" for g in data.groups], fontsize=7)
     rates.set_yticks(ys, labels)
     rates.set_xlim(0, 1.45)  # a rate is at most 1; the rest is room for the labels
     rates.set_xticks([0, 0.25, 0.5, 0.75, 1])
@@ -245,10 +219,10 @@ def teachers(data: RunData, folder: Path) -> Plot:
     costs.set_xlim(0, max([c for c in per_kept if c] or [1]) * 1.8)
     costs.set_xlabel("cost per kept row (USD)")
     table = Table((by, "attempts", "graded", "resolved", "pass rate", "kept", "kept share", "cost per kept row"), tuple(
-        (label, readable(g.attempts), readable(g.graded), readable(g.passed), _rate(g.pass_rate), readable(g.kept),
-         _rate(g.kept_share), _usd(g.cost_per_kept) if g.cost_per_kept is not None else
+        (label, readable(g.attempts), readable(g.graded), readable(g.passed), rate(g.pass_rate), readable(g.kept),
+         rate(g.kept_share), usd(g.cost_per_kept) if g.cost_per_kept is not None else
          "unpriced" if g.unpriced else "no kept row") for label, g in zip(labels, data.groups, strict=True)))
-    return Plot("teachers", title, caption, _save(fig, folder, "teachers"), table=table)
+    return Plot("teachers", title, caption, save(fig, folder, "teachers"), table=table)
 
 
 def languages(data: RunData, folder: Path) -> Plot:
@@ -257,7 +231,7 @@ def languages(data: RunData, folder: Path) -> Plot:
                "kept rows = rows in the dataset, each bar labelled with kept rows / attempts.")
     if not data.languages:
         return Plot("languages", title, caption, note="No attempts with a task language recorded for this run yet.")
-    plt = _pyplot()
+    plt = pyplot()
     fig, (rates, kept) = plt.subplots(1, 2, figsize=(9, 0.5 * len(data.languages) + 1.8))
     ys = list(range(len(data.languages)))
     rates.barh(ys, [g.pass_rate or 0 for g in data.languages], color=BLUE)
@@ -273,13 +247,14 @@ def languages(data: RunData, folder: Path) -> Plot:
     kept.set_xlim(0, max(g.kept for g in data.languages) * 1.4 + 1)
     kept.set_xlabel("rows kept")
     table = Table(("language", "attempts", "graded", "resolved", "pass rate", "rows kept"), tuple(
-        (g.label, readable(g.attempts), readable(g.graded), readable(g.passed), _rate(g.pass_rate), readable(g.kept))
+        (g.label, readable(g.attempts), readable(g.graded), readable(g.passed), rate(g.pass_rate), readable(g.kept))
         for g in data.languages))
-    return Plot("languages", title, caption, _save(fig, folder, "languages"), table=table)
+    return Plot("languages", title, caption, save(fig, folder, "languages"), table=table)
 
 
 SECTIONS: tuple[Callable[[RunData, Path], Plot], ...] = (
     funnel, pass_rates, over_time, kept_vs_dropped, exit_reasons, teachers, languages,
+    row_lengths, trained_share, reward_spread, mixed_groups,
 )
 """The report's sections in page order."""
 

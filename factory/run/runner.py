@@ -27,6 +27,7 @@ from factory.output import (
     CardMeta,
     DrawPlots,
     RenderHooks,
+    WrittenDataset,
     build_dataset,
     render_hooks,
 )
@@ -200,8 +201,6 @@ def build_run(
         count_tokens=hooks.count_tokens, tokenize=hooks.tokenize, render_info=hooks.info,
         plots=None if warehouse is None else _plots_from(warehouse, store.run_id),
     )
-    if warehouse is not None:  # the kept rows' exact counts, beside the estimates
-        warehouse.record_token_counts(store.run_id, summary.written.rows)
     write_atomic(store.folder / "build.json", json.dumps({
         "funnel": summary.chain.funnel(), "rows": summary.rows, "out_dir": str(summary.out_dir),
         "drops": dict(Counter(f"{d.filter}: {d.reason}" for d in summary.drops)),
@@ -218,12 +217,14 @@ def _saved(store: RunStore) -> dict[str, int]:
 
 
 def _plots_from(warehouse: Warehouse, run_id: str) -> DrawPlots:
-    """Record the build's filter decisions, then draw the run's plots from the warehouse with them.
-    A warehouse that cannot be written now (a reader holds it, a full disk) leaves the card
-    without plots; the decisions wait in the writer, as everything else it buffers."""
+    """Record the build's filter decisions and its kept rows' exact token counts (beside the
+    estimates), then draw the run's plots from the warehouse with them, so the card's row-length
+    plots are this build's. A warehouse that cannot be written now (a reader holds it, a full disk)
+    leaves the card without plots; the records wait in the writer, as everything else it buffers."""
 
-    def draw(chain: ChainResult, folder: Path) -> list[Plot]:
+    def draw(chain: ChainResult, written: WrittenDataset, folder: Path) -> list[Plot]:
         warehouse.record_drops(run_id, [d.to_row() for d in chain.drops])
+        warehouse.record_token_counts(run_id, written.rows)
         try:
             return draw_plots(warehouse.query, run_id, folder)
         except (WarehouseBusy, StorageError) as exc:

@@ -173,7 +173,9 @@ def test_the_card_shows_the_run_s_plots_and_they_are_in_the_folder(tmp_path):
     links = re.findall(r"!\[([^\]]*)\]\((plots/\w+\.png)\)", card)
     assert [title for title, _ in links] == [
         "Funnel and drop reasons", "Pass rate over tasks", "Attempts, kept rows and cost over time",
-        "Turns and tokens: kept vs dropped", "Exit reasons", "Per teacher / harness", "Per language"]
+        "Turns and tokens: kept vs dropped", "Exit reasons", "Per teacher / harness", "Per language",
+        "Row length against max_length", "Trained share per row", "Reward spread within groups over time",
+        "Mixed groups"]  # the row-length plots too: the build records its token counts before drawing
     assert "## The run at a glance" in card and "resolved / graded attempts" in card
     for _, link in links:
         assert (dataset / link).read_bytes().startswith(b"\x89PNG"), link

@@ -4,8 +4,10 @@ warehouse writer and build."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
+from html import unescape
 from pathlib import Path
 
 import pytest
@@ -16,7 +18,10 @@ from tests.installed import require
 
 CHROMIUM = Path("/usr/bin/chromium")
 TITLES = ["Funnel and drop reasons", "Pass rate over tasks", "Attempts, kept rows and cost over time",
-          "Turns and tokens: kept vs dropped", "Exit reasons", "Per teacher / harness", "Per language"]
+          "Turns and tokens: kept vs dropped", "Exit reasons", "Per teacher / harness", "Per language",
+          "Row length against max_length", "Trained share per row", "Reward spread within groups over time",
+          "Mixed groups", "Per task"]
+TABLE_ONLY = ["Per task"]
 BAR_BLUE = tuple(int(BLUE[i:i + 2], 16) for i in (1, 3, 5))  # the funnel's bars: seen only in the PNGs
 
 
@@ -35,7 +40,7 @@ def page(built_run) -> Path:
 
 def chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
     profile = tmp_path / "profile"
-    profile.mkdir()
+    profile.mkdir(parents=True)
     return subprocess.run(
         [str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -60,6 +65,19 @@ def test_every_section_title_is_in_the_page(page, tmp_path):
     assert out.returncode == 0, out.stderr[-2000:]
     titles = [t for t in TITLES if f"<h2>{t}</h2>" in out.stdout]
     assert titles == TITLES, out.stdout[:2000]
-    assert out.stdout.count("<img ") == len(TITLES)
-    assert out.stdout.count("<table>") == len(TITLES)  # every figure's numbers as text too
+    assert out.stdout.count("<img ") == len(TITLES) - len(TABLE_ONLY)
+    tables = re.findall(r"<table>(.*?)</table>", out.stdout, re.S)
+    assert len(tables) == len(TITLES)  # every figure's numbers as text too
+    assert all("<td" in re.search(r"<tbody>(.*?)</tbody>", t, re.S).group(1) for t in tables)  # and filled
     assert "<td>resolved</td>" in out.stdout and "<td>verified</td>" not in out.stdout  # one stage a meaning
+
+
+def test_a_task_links_to_its_trajectory_with_the_trained_text_marked(page, tmp_path):
+    out = chromium(tmp_path, "--dump-dom", page.as_uri())
+    per_task = re.search(r'<section id="tasks">(.*?)</section>', out.stdout, re.S).group(1)
+    href = unescape(re.search(r'<a href="([^"]+)">', per_task).group(1))
+    shown = chromium(tmp_path / "trajectory", "--dump-dom", (page.parent / href).as_uri())
+    assert shown.returncode == 0, shown.stderr[-2000:]
+    trained = re.findall(r'<span class="trained">(.*?)</span>', shown.stdout, re.S)
+    assert trained and all(t.startswith("⟦") and t.endswith("⟧") for t in trained)
+    assert '<span class="masked">' in shown.stdout

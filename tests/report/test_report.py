@@ -13,25 +13,22 @@ import pytest
 from factory.report import load_run, write_report
 from factory.report.data import file_query
 from factory.warehouse import Warehouse
+from tests.report.reading import sections, table_rows
 from tests.warehouse import sample
 
 ROOT = Path(__file__).parent.parent.parent
-SECTIONS = ["funnel", "pass_rates", "over_time", "kept_vs_dropped", "exit_reasons", "teachers", "languages"]
+FIGURES = ["funnel", "pass_rates", "over_time", "kept_vs_dropped", "exit_reasons", "teachers", "languages",
+           "row_lengths", "trained_share", "reward_spread", "mixed_groups"]
+SECTIONS = [*FIGURES, "tasks"]  # the per-task table is a table alone
 
 
-@pytest.fixture(scope="module")
-def db(tmp_path_factory) -> Path:
-    return sample.build(tmp_path_factory.mktemp("wh") / "warehouse.duckdb")
-
-
-def sections(page: str) -> dict[str, str]:
-    return dict(re.findall(r'<section id="(\w+)">(.*?)</section>', page, re.S))
 
 
 def test_the_page_has_every_section_with_its_plot_next_to_it(db, tmp_path):
     page = write_report(db, "r1", tmp_path / "out")
     found = sections(page.read_text())
     assert list(found) == SECTIONS
+    assert "<img" not in found.pop("tasks")
     for name, body in found.items():
         assert "<h2>" in body and '<p class="caption">' in body
         src = re.search(r'<img src="([^"]+)"', body).group(1)
@@ -77,8 +74,10 @@ def test_a_run_without_attempts_says_so_in_every_section(tmp_path):
     page = write_report(db, "empty", tmp_path / "out")
     text = page.read_text()
     assert "No attempts recorded for this run yet (1 task(s))" in text
-    assert list(sections(text)) == SECTIONS
-    assert all('<p class="empty">' in body and "<img" not in body for body in sections(text).values())
+    found = sections(text)
+    assert list(found) == SECTIONS
+    assert all('<p class="empty">' in found[name] and "<img" not in found[name] for name in FIGURES)
+    assert "<td>t1</td>" in found["tasks"]  # a recorded task is listed before its first attempt
     assert not list(page.parent.glob("*.png"))
 
 
@@ -116,7 +115,8 @@ def test_factory_report_writes_into_the_run_folder_or_out(built_run, tmp_path):
     assert str(built_run.folder / "report" / "index.html") in out.stdout
     elsewhere = factory("report", str(built_run.folder), "--out", str(tmp_path / "r"))
     assert elsewhere.returncode == 0, elsewhere.stderr
-    assert sorted(p.name for p in (tmp_path / "r").iterdir()) == sorted(["index.html", *(f"{s}.png" for s in SECTIONS)])
+    assert sorted(p.name for p in (tmp_path / "r").iterdir()) == sorted(
+        ["index.html", "trajectories", *(f"{s}.png" for s in FIGURES)])
 
 
 def test_an_unknown_run_is_one_line_and_exit_2(tmp_path):
@@ -137,10 +137,7 @@ def test_every_figure_is_also_a_table_of_its_numbers(db, tmp_path):
     page = write_report(db, "r1", tmp_path / "out").read_text()
     found = sections(page)
     assert all(body.count("<table>") == 1 for body in found.values())
-    def rows(name: str) -> list[list[str]]:  # the body's rows, as their cells' text
-        found_rows = [re.findall(r"<td[^>]*>(.*?)</td>", r) for r in re.findall(r"<tr>(.*?)</tr>", found[name], re.S)]
-        return [r for r in found_rows if r]
-
+    rows = lambda name: table_rows(found[name])  # noqa: E731
     funnel = rows("funnel")
     assert funnel[0] == ["attempts", "12", "100%", "", ""]
     assert funnel[1] == ["resolved", "6", "50%", "6", "not_resolved 4, no_trajectory 1, not_verified 1"]
