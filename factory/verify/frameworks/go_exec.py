@@ -48,10 +48,9 @@ def setup(workdir: str) -> list[str]:
 
 def environment() -> str:
     """The `go` command's own environment (root's caches, no toolchain or module downloads)."""
-    private = PRIVATE
-    return " ".join([f"HOME={private}/home", f"GOCACHE={private}/go-build", f"GOPATH={private}/go", "GOENV=off",
+    return " ".join([f"HOME={PRIVATE}/home", f"GOCACHE={PRIVATE}/go-build", f"GOPATH={PRIVATE}/go", "GOENV=off",
                      "GOTOOLCHAIN=local", "GOPROXY=off", "GOFLAGS=-exec=" + EXEC, "CGO_ENABLED=0",
-                     f"GOTMPDIR={private}/go-tmp"])
+                     f"GOTMPDIR={PRIVATE}/go-tmp"])
 
 
 def wrapper(tests_environment: str) -> str:
