@@ -76,19 +76,28 @@ def run_settings(query: Query, run_id: str) -> RunSettings:
     from factory.render.config import RenderConfig
 
     found = query("SELECT pipeline_yaml FROM runs WHERE run_id = ?", [run_id]).rows
+    pipeline = _mapping(found[0][0] if found else None)
+    filters = pipeline.get("filters") or {}
+    if _has(query, "builds"):  # the latest build's settings (`factory build --max-tokens` ...) win
+        built = query("SELECT filters_yaml FROM builds WHERE run_id = ?", [run_id]).rows
+        filters = _mapping(built[0][0]) if built else filters
     try:
-        pipeline = yaml.safe_load(found[0][0] or "") if found else None
-    except yaml.YAMLError:
-        pipeline = None
-    pipeline = pipeline if isinstance(pipeline, dict) else {}
-    try:
-        length = LengthConfig.model_validate((pipeline.get("filters") or {}).get("length") or {})
+        length = LengthConfig.model_validate(filters.get("length") or {})
         max_length = length.max_tokens if length.enabled else None
     except (ValidationError, AttributeError):
         max_length = None
     output = pipeline.get("output")
     template = output.get("template") if isinstance(output, dict) else None
     return RunSettings(max_length, str(template or RenderConfig().template))
+
+
+def _mapping(text: str | None) -> dict[str, Any]:
+    """A YAML mapping read leniently: anything else (none, a scalar, a broken file) reads as empty."""
+    try:
+        found = yaml.safe_load(text or "")
+    except yaml.YAMLError:
+        return {}
+    return found if isinstance(found, dict) else {}
 
 
 def _has(query: Query, table: str, column: str | None = None) -> bool:

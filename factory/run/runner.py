@@ -193,10 +193,12 @@ def build_run(
         repo_id=pipeline.output.hub_repo_id,
         saved=_saved(store),
     )
+    settings = (settings or BuildSettings(filters=pipeline.filters)).model_copy(
+        update={"include_failures": pipeline.output.include_failures})
+    if warehouse is not None:
+        warehouse.record_build(store.run_id, settings.filters.model_dump(mode="json"), settings.build_command)
     summary = build_dataset(
-        attempts, store.pipeline_text(), store.dataset_dir,
-        (settings or BuildSettings(filters=pipeline.filters)).model_copy(
-            update={"include_failures": pipeline.output.include_failures}),
+        attempts, store.pipeline_text(), store.dataset_dir, settings,
         meta=meta, tasks={t.instance_id: t for t in tasks},
         count_tokens=hooks.count_tokens, tokenize=hooks.tokenize, render_info=hooks.info,
         plots=None if warehouse is None else _plots_from(warehouse, store.run_id),

@@ -16,6 +16,8 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
+import yaml
+
 from factory.filters.secrets import SecretScanner
 from factory.records import Attempt, Message, Task, ToolCall, Trajectory
 
@@ -44,6 +46,11 @@ def run_row(run_id: str, pipeline_name: str, pipeline_yaml: str, command: str, n
         "started_at": utc(now),
         "last_started_at": utc(now),
     }
+
+
+def build_row(run_id: str, filters: dict[str, Any], command: str | None, now: datetime) -> Row:
+    return {"run_id": run_id, "built_at": utc(now), "command": command,
+            "filters_yaml": yaml.safe_dump(filters, sort_keys=False)}
 
 
 def task_row(run_id: str, task: Task) -> Row:

@@ -135,6 +135,10 @@ class Warehouse:
         counted by estimate are left out), replacing the run's earlier ones."""
         self._add("token_counts", run_id, R.token_rows(run_id, rows))
 
+    def record_build(self, run_id: str, filters: dict[str, Any], command: str | None) -> None:
+        """The settings a build of the run used (its `filters:` with overrides), replacing the last."""
+        self._add("builds", run_id, R.build_row(run_id, filters, command, datetime.now(UTC)))
+
     def record_task_decisions(self, run_id: str, rows: list[dict[str, Any]]) -> None:
         """The run's allocation decisions (`Allocator.rows`), replacing the ones written before."""
         self._add("task_decisions", run_id, rows)

@@ -54,6 +54,8 @@ class Batch:
     """A run's allocation decisions, all of them: they replace the run's earlier ones."""
     token_counts: dict[str, list[R.Row]] = field(default_factory=dict)
     """A build's exact token counts of the run's kept rows: they replace the run's earlier ones."""
+    builds: dict[str, R.Row] = field(default_factory=dict)
+    """A run's latest build settings: they replace the run's earlier ones."""
 
     def __len__(self) -> int:
         return sum(len(getattr(self, name)) for name in BUCKETS)
@@ -67,7 +69,7 @@ class Batch:
         return self
 
 
-BUCKETS = ("runs", "tasks", "attempts", "run_decisions", "decisions", "task_decisions", "token_counts")
+BUCKETS = ("runs", "tasks", "attempts", "run_decisions", "decisions", "task_decisions", "token_counts", "builds")
 
 
 def with_rows(con: duckdb.DuckDBPyConnection, rows: list[R.Row], *statements: str, params: list | None = None) -> None:
@@ -110,6 +112,8 @@ def write_batch(con: duckdb.DuckDBPyConnection, batch: Batch) -> None:
             con.execute("UPDATE attempts SET num_tokens = NULL, assistant_tokens = NULL WHERE run_id = ?", [run_id])
             with_rows(con, rows, "UPDATE attempts SET num_tokens = b.num_tokens, assistant_tokens = b.assistant_tokens "
                       f"FROM b WHERE {on('attempts')}")
+        insert(con, "builds", list(batch.builds.values()), "ON CONFLICT (run_id) DO UPDATE SET built_at = "
+               "excluded.built_at, command = excluded.command, filters_yaml = excluded.filters_yaml")
         con.commit()
     except BaseException:
         with contextlib.suppress(duckdb.Error):  # an I/O error may have ended the transaction: tell that one

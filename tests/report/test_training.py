@@ -4,6 +4,8 @@ share per row, reward spread and mixed groups, and the per-task table with its t
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from html import unescape
 
 import pytest
@@ -13,6 +15,7 @@ from factory.report.data import file_query, run_settings
 from factory.report.trajectories import page_name
 from factory.warehouse import Warehouse
 from tests.report.reading import sections, table_rows
+from tests.report.sample import RUN_ID, finished_run
 from tests.warehouse import sample
 
 
@@ -108,3 +111,16 @@ def test_a_report_written_again_holds_only_the_dataset_s_pages(built_run, tmp_pa
 def test_page_names_keep_apart_ids_that_differ_only_in_unsafe_characters():
     assert page_name("a/b", "t", 0) != page_name("a_b", "t", 0)
     assert re.fullmatch(r"[A-Za-z0-9_.-]+\.html", page_name("org/repo#1 x", "claude:opus", 3))
+
+
+def test_a_rebuild_s_length_limit_is_the_one_the_report_reads(tmp_path):
+    """`factory build --max-tokens` cuts the dataset with another limit than the pipeline's: the
+    warehouse records the build's settings, and the report measures rows against those."""
+    store = finished_run(tmp_path)
+    before = run_settings(file_query(store.warehouse_path), RUN_ID).max_length
+    out = subprocess.run([sys.executable, "-m", "factory.cli", "build", str(store.folder), "--max-tokens", "50000"],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert (before, run_settings(file_query(store.warehouse_path), RUN_ID).max_length) == (32768, 50000)
+    [(command,)] = file_query(store.warehouse_path)("SELECT command FROM builds WHERE run_id = ?", [RUN_ID]).rows
+    assert command.endswith("--max-tokens 50000")

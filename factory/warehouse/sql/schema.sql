@@ -19,6 +19,15 @@ CREATE TABLE IF NOT EXISTS runs (
     last_started_at TIMESTAMP  -- latest start or resume
 );
 
+-- The latest dataset build of each run (the run's own, or `factory build` with other settings):
+-- the filter settings it used, so a report reads the limits the dataset was really cut with.
+CREATE TABLE IF NOT EXISTS builds (
+    run_id       VARCHAR PRIMARY KEY,
+    built_at     TIMESTAMP,
+    command      VARCHAR,  -- the `factory build ...` line; NULL for the run's own build
+    filters_yaml VARCHAR   -- the `filters:` section with the build's overrides applied
+);
+
 CREATE TABLE IF NOT EXISTS tasks (
     run_id            VARCHAR,
     instance_id       VARCHAR,
