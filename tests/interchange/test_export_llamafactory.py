@@ -17,11 +17,12 @@ from pathlib import Path
 
 import pytest
 
-from factory.interchange import export_dataset, sharegpt
+from factory.interchange import export_dataset, read_kept, sharegpt
 from factory.interchange.export import ExportOptions
 from factory.interchange.shape import RowShape
 from factory.interchange.trainers import sidecars
 from factory.records import Message, ToolCall
+from factory.render import build_renderer
 from factory.render.vocab import qwen3_tokenizer_path
 from tests.output.sample_run import attempt, demo_attempts, patch_for, run_folder, trajectory
 
@@ -87,7 +88,7 @@ def exported(tmp_path_factory):
     mixed.write_text("".join(json.dumps(line) + "\n" for line in [good, *broken_lines(good)]), encoding="utf-8")
     for path, text in sidecars(mixed, "sharegpt", every_turn=True, command="test").items():
         path.write_text(text, encoding="utf-8")
-    return folder, load_in_llamafactory(folder, *SHAPES, "mixed")
+    return folder, read_kept(store.dataset_dir), load_in_llamafactory(folder, *SHAPES, "mixed")
 
 
 def model_turns(line: dict) -> list[dict]:
@@ -95,20 +96,22 @@ def model_turns(line: dict) -> list[dict]:
 
 
 def rendered(turn: dict) -> list[str]:
-    """What of a model turn must reach its trained tokens: its thought, then its text or each of its
+    """What of a model turn must reach its trained tokens: its thought, its text, then each of its
     calls as the Qwen template writes them."""
     thought, _, rest = turn["value"].rpartition("</think>")
     parts = [thought + "</think>"] if thought else []
     if turn["from"] == sharegpt.GPT:
         return [*parts, rest.strip()]
-    calls = json.loads(rest)
+    text, wrapped, calls = rest.partition("<tool_call>")
+    calls = json.loads(calls.removesuffix("</tool_call>") if wrapped else rest)
+    parts += [text.strip()] if wrapped else []
     return parts + [f"<tool_call>\n{json.dumps(c, ensure_ascii=False)}\n</tool_call>"
                     for c in (calls if isinstance(calls, list) else [calls])]
 
 
 @pytest.mark.parametrize("name", SHAPES)
 def test_every_line_converts_with_its_roles_system_and_tools(exported, name):
-    folder, loaded = exported
+    folder, _, loaded = exported
     written = lines(folder / f"{name}.jsonl")
     report = loaded[name]
     assert report["lines"] == len(written)
@@ -124,7 +127,7 @@ def test_every_line_converts_with_its_roles_system_and_tools(exported, name):
 
 @pytest.mark.parametrize("name", SHAPES)
 def test_the_trained_tokens_are_the_rows_trained_turns(exported, name):
-    folder, loaded = exported
+    folder, _, loaded = exported
     for line, encoded in zip(lines(folder / f"{name}.jsonl"), loaded[name]["encoded"], strict=True):
         turns = model_turns(line) if name == "attempts" else model_turns(line)[-1:]  # mask_history: the last
         assert len(encoded["trained"]) == len(turns)
@@ -133,7 +136,7 @@ def test_the_trained_tokens_are_the_rows_trained_turns(exported, name):
 
 
 def test_parallel_calls_and_their_results_land_as_one_function_turn_and_one_observation(exported):
-    folder, loaded = exported
+    folder, _, loaded = exported
     [(line, converted, encoded)] = [
         (line, converted, encoded) for line, converted, encoded in
         zip(lines(folder / "attempts.jsonl"), loaded["attempts"]["converted"], loaded["attempts"]["encoded"], strict=True)
@@ -148,9 +151,27 @@ def test_parallel_calls_and_their_results_land_as_one_function_turn_and_one_obse
 def test_a_line_the_layout_check_refuses_is_one_llamafactory_drops(exported):
     """The counting above can fail: lines `sharegpt.check_line` refuses are the ones LLaMA-Factory
     drops with no more than a warning."""
-    folder, loaded = exported
+    folder, _, loaded = exported
     good, *broken = lines(folder / "mixed.jsonl")
     assert sharegpt.check_line(good) == [] and all(sharegpt.check_line(line) for line in broken)
     report = loaded["mixed"]
     assert report["lines"] == 3 and len(report["encoded"]) == 1
     assert [bool(c["roles"]) for c in report["converted"]] == [True, False, False]
+
+
+def test_where_the_two_templates_agree_the_encoded_text_is_the_kept_row_rendered_by_qwen3s_own(exported):
+    """LLaMA-Factory's qwen3 template and Qwen3's chat template agree on turns that carry reasoning
+    and one call each (they part on turns without reasoning, where LLaMA-Factory adds an empty
+    `<think>` block, and on several tool results, which the export joins into one observation). On
+    those rows the export must cost no token: LLaMA-Factory encodes what the model sees at inference."""
+    folder, kept, loaded = exported
+    rows = {f"{row.instance_id}/{row.teacher}/{row.attempt}": row for row in kept}
+    renderer = build_renderer(template="qwen3")
+    compared = 0
+    for line, encoded in zip(lines(folder / "attempts.jsonl"), loaded["attempts"]["encoded"], strict=True):
+        row = rows[line["id"]]
+        model = [i for i, m in enumerate(row.messages) if m.role == "assistant"]
+        if all(row.messages[i].reasoning and len(row.messages[i].tool_calls) == 1 for i in model):
+            assert encoded["text"] == renderer.render(row.messages[:model[-1] + 1], row.tools).text
+            compared += 1
+    assert compared  # the claude rows
