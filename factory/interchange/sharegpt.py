@@ -113,7 +113,8 @@ def _check_call(where: str, value: str, names: set[str]) -> list[str]:
     body = value.split("</think>", 1)[1] if value.startswith("<think>") and "</think>" in value else value
     wrapped = _WRAPPED.search(body)
     if wrapped and wrapped.end() != len(body.rstrip()):
-        return [f"{where}.value: text after the calls' {TOOL_CALL[1]}, or a {TOOL_CALL[0]} inside the text before them"]
+        return [f"{where}.value: {TOOL_CALL[0]}...{TOOL_CALL[1]} must wrap the calls, once and last "
+                "(LLaMA-Factory reads the first pair as the calls, the rest as text)"]
     try:
         calls = json.loads(wrapped.group(1) if wrapped else body)
     except json.JSONDecodeError:
