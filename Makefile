@@ -5,13 +5,28 @@ PYTHON     ?= python3
 BASE_IMAGE ?= factory/python:3.11
 BIN        := $(VENV)/bin
 
-.PHONY: setup docker podman podman-images images lang-images browser registry test lint demo bench clean
+.PHONY: setup llamafactory docker podman podman-images images lang-images browser registry test lint demo bench clean
 
 setup: $(VENV)/.installed
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[dev,ray]'
+	touch $@
+
+# LLaMA-Factory 0.9.5 in a venv of its own, for the test that loads `--format sharegpt` exports
+# through its data pipeline (its release pins datasets, transformers and trl below factory's). Its
+# web UI, API and media dependencies stay out: the data pipeline never calls them. torchaudio,
+# imported at module level for audio inputs, has no build for the CPU torch on disk, so it goes in
+# without its native library, a layout torchaudio supports (it loads no extension then).
+LF_VENV ?= .venv-llamafactory
+llamafactory: $(LF_VENV)/.installed
+
+$(LF_VENV)/.installed: tests/interchange/llamafactory-requirements.txt
+	$(PYTHON) -m venv $(LF_VENV)
+	$(LF_VENV)/bin/pip install --quiet --disable-pip-version-check -r $<
+	$(LF_VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps llamafactory==0.9.5 torchaudio==2.11.1
+	rm -f $(LF_VENV)/lib/python3*/site-packages/torchaudio/lib/*.so
 	touch $@
 
 docker:
@@ -47,7 +62,7 @@ registry:
 	@bash scripts/ensure-debian.sh registry /usr/bin/docker-registry docker-registry
 
 # Podman's tests skip, each saying why, where the kernel refuses rootless Podman: its failure here is not the suite's
-test: setup docker images lang-images browser registry
+test: setup llamafactory docker images lang-images browser registry
 	-@$(MAKE) --no-print-directory podman podman-images
 	$(BIN)/pytest -q -ra
 
@@ -75,4 +90,4 @@ bench: setup docker images lang-images
 
 clean:
 	-$(BIN)/factory clean --all
-	rm -rf $(VENV) .venv-bench .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(LF_VENV) .venv-bench .pytest_cache .ruff_cache

@@ -7,8 +7,10 @@ Turns alternate: `human` or `observation` at even positions, `gpt` or `function_
 ones, and a conversation ends with the model's turn (trailing tool results, such as the one
 that answers `submit`, teach nothing and are left out). An assistant turn with tool calls is a
 `function_call` whose value is the calls as JSON (`{"name", "arguments": {...}}`, a list when
-there are several); the format has no place for text beside a call, so the turn's reasoning and
-text go before it in a `<think>` block, which LLaMA-Factory reads as the call's thought.
+there are several). Text the turn wrote beside its calls goes before them, the JSON then wrapped
+in `<tool_call>...</tool_call>`: LLaMA-Factory keeps what surrounds those words as text and renders
+the calls after it (they are its `tool_call_words` in every template but LFM2's). Reasoning, on a
+`gpt` turn as on a `function_call`, comes first in a `<think>` block, LLaMA-Factory's thought.
 Consecutive tool results become one `observation`. A step or last row (`--rows step|last`) ends
 with the turn it trains; LLaMA-Factory trains that turn alone with `mask_history: true`. A row whose turns cannot alternate (a user
 message right after a tool result) is refused with `ShareGPTLayoutError`.
@@ -17,6 +19,7 @@ message right after a tool result) is refused with `ShareGPTLayoutError`.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from factory.interchange.shape import ExportRow
@@ -25,10 +28,16 @@ from factory.records import Message
 HUMAN, GPT, CALL, OBSERVATION = "human", "gpt", "function_call", "observation"
 LINE_KEYS = {"conversations", "system", "tools", "id"}
 _PARITY = {HUMAN: 0, OBSERVATION: 0, GPT: 1, CALL: 1}
+TOOL_CALL = ("<tool_call>", "</tool_call>")
+_WRAPPED = re.compile(rf"{re.escape(TOOL_CALL[0])}(.*?){re.escape(TOOL_CALL[1])}", re.DOTALL)  # as LLaMA-Factory finds them
 
 
 class ShareGPTLayoutError(ValueError):
     """The row does not fit the layout: turns that cannot alternate, arguments that are not JSON."""
+
+
+def _thought(m: Message) -> str:
+    return f"<think>\n{m.reasoning.strip()}\n</think>\n\n" if m.reasoning and m.reasoning.strip() else ""
 
 
 def _call_value(m: Message) -> str:
@@ -36,13 +45,13 @@ def _call_value(m: Message) -> str:
         calls = [{"name": c.name, "arguments": json.loads(c.arguments)} for c in m.tool_calls]
     except json.JSONDecodeError as exc:
         raise ShareGPTLayoutError(f"a tool call's arguments are not JSON ({exc})") from None
-    text = "\n".join(part.strip("\n") for part in (m.reasoning or "", m.content) if part.strip())
-    thought = f"<think>\n{text}\n</think>\n\n" if text else ""
-    return thought + json.dumps(calls[0] if len(calls) == 1 else calls, ensure_ascii=False)
+    body = json.dumps(calls[0] if len(calls) == 1 else calls, ensure_ascii=False)
+    # Qwen3's own template writes the text, a newline, then the calls: so does LLaMA-Factory from this
+    return _thought(m) + (f"{m.content}\n{TOOL_CALL[0]}{body}{TOOL_CALL[1]}" if m.content.strip() else body)
 
 
 def _gpt_value(m: Message) -> str:
-    return f"<think>\n{m.reasoning.strip()}\n</think>\n\n{m.content}" if m.reasoning and m.reasoning.strip() else m.content
+    return _thought(m) + m.content
 
 
 def to_line(row: ExportRow) -> dict[str, Any]:
@@ -102,10 +111,15 @@ def check_line(line: Any) -> list[str]:
 
 def _check_call(where: str, value: str, names: set[str]) -> list[str]:
     body = value.split("</think>", 1)[1] if value.startswith("<think>") and "</think>" in value else value
+    wrapped = _WRAPPED.search(body)
+    if wrapped and wrapped.end() != len(body.rstrip()):
+        return [f"{where}.value: {TOOL_CALL[0]}...{TOOL_CALL[1]} must wrap the calls, once and last "
+                "(LLaMA-Factory reads the first pair as the calls, the rest as text)"]
     try:
-        calls = json.loads(body)
+        calls = json.loads(wrapped.group(1) if wrapped else body)
     except json.JSONDecodeError:
-        return [f"{where}.value: a function_call must be JSON after its optional <think> block"]
+        return [f"{where}.value: a function_call must be JSON after its optional <think> block and text, "
+                f"the JSON in {TOOL_CALL[0]}...{TOOL_CALL[1]} when there is text"]
     problems = []
     for call in calls if isinstance(calls, list) else [calls]:
         if not (isinstance(call, dict) and isinstance(call.get("arguments"), dict) and call.get("name") in names):

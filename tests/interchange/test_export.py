@@ -67,8 +67,9 @@ def test_sharegpt_lines_alternate_and_end_on_the_model(store, tmp_path):
     assert tags[1:-1] == ["function_call", "observation"] * ((len(tags) - 2) // 2)
     call = first["conversations"][1]["value"]
     thought, _, body = call.partition("</think>\n\n")
-    assert thought.startswith("<think>\nthinking...\nNext I bash (0).")  # reasoning, then the turn's text
-    assert json.loads(body) == {"name": "bash", "arguments": {"command": "grep -rn size widgets/ # a"}}
+    text, _, wrapped = body.partition("\n<tool_call>")
+    assert (thought, text) == ("<think>\nthinking...\n", "Next I bash (0).")  # reasoning, then the turn's text
+    assert json.loads(wrapped.removesuffix("</tool_call>")) == {"name": "bash", "arguments": {"command": "grep -rn size widgets/ # a"}}
     assert first["id"] == "acme__widgets-1/claude/0"
 
 
@@ -141,6 +142,10 @@ def _sharegpt_line():
     (_set(["conversations", 0, "from"], "user"), "'user' is not one of"),
     (lambda line: line["conversations"].pop() and line, "must end with the model's turn"),
     (_set(["conversations", 1, "value"], "bash ls"), "a function_call must be JSON"),
+    (_set(["conversations", 1, "value"], 'ls\n<tool_call>{"name": "bash", "arguments": {}}</tool_call> then'),
+     "must wrap the calls, once and last"),
+    (_set(["conversations", 1, "value"], '{"name": "bash", "arguments": {"command": "echo <tool_call>x</tool_call>"}}'),
+     "must wrap the calls, once and last"),
     (_set(["conversations", 1, "value"], '{"name": "python", "arguments": {}}'), "a name among the tools"),
     (_set(["tools"], TOOLS), "tools: must be a string"),
     (_set(["messages"], []), "messages: not a key of the format"),
