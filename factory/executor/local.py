@@ -83,7 +83,7 @@ class LocalExecutor:
         attempt_id = f"{key.instance_id}.{key.teacher}.{key.index}"[-60:]
         # the agent's view: the hidden tests taken out (`plant.hider`)
         acquire = self.pool.acquire(task.image, task.start, workdir=task.workdir, attempt_id=attempt_id,
-                                    rewrite=hider(task))
+                                    rewrite=hider(task), terminal=task.terminal)
         try:
             sandbox = await self.late.by(deadline, acquire, undo=self.pool.release)
         except (SandboxError, TimeoutError) as exc:  # a start that slow is the engine's fault, not the model's
