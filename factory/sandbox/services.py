@@ -31,8 +31,13 @@ LISTEN, BOUND = "0A", "07"
 
 def snapshot(own: str) -> str:
     """Root shell that prints the machine's processes and socket tables for `read_snapshot`;
-    `own` is shell that prints the pids of the sandbox's own processes (its keepalive, its command server)."""
+    `own` is shell that prints the pids of the sandbox's own processes (its keepalive, its command server).
+
+    A process's work dir, environment and open files are read as its own user: the sandbox's root
+    lacks CAP_SYS_PTRACE, which reading another user's takes."""
     return r"""
+one='d=$1; printf "%s %s %s " "$(readlink $d/cwd | base64 -w0)" "$(base64 -w0 < $d/cmdline)" "$(base64 -w0 < $d/environ)"
+ls -l $d/fd | grep -o "socket:\[[0-9]*\]" | tr -dc "0-9\n" | tr "\n" " "'
 echo "I $$ OWN"
 for d in /proc/[0-9]*; do
   p=${d#/proc/}
@@ -42,8 +47,8 @@ for d in /proc/[0-9]*; do
   [ "$state" = Z ] && continue
   u=; g=
   while read -r k a _; do case $k in Uid:) u=$a ;; Gid:) g=$a ;; esac; done < $d/status
-  echo "P $p $ppid $start $u $g $(readlink $d/cwd | base64 -w0) $(base64 -w0 < $d/cmdline) $(base64 -w0 < $d/environ)"
-  echo "S $p $(ls -l $d/fd | grep -o 'socket:\[[0-9]*\]' | tr -dc '0-9\n' | tr '\n' ' ')"
+  if [ "$u" = 0 ]; then as=; else as="setpriv --reuid=$u --regid=$g --clear-groups"; fi
+  echo "P $p $ppid $start $u $g $($as sh -c "$one" factory-snapshot $d)"
 done 2>/dev/null
 for t in TABLES; do
   while read -r line; do echo "N $line"; done < $t
@@ -111,15 +116,14 @@ def read_snapshot(output: str) -> list[Service]:
         fields = rest.split(" ")
         if kind == "I":
             own |= {int(f) for f in fields if f.isdigit()}
-        elif kind == "P" and len(fields) == 8 and all(f.isdigit() for f in fields[:5]):
+        elif kind == "P" and len(fields) >= 8 and all(f.isdigit() for f in fields[:5]):
+            sockets[int(fields[0])] = [int(f) for f in fields[8:] if f.isdigit()]
             argv = _nul_separated(fields[6])
             if argv:
                 env = dict(v.partition("=")[::2] for v in _nul_separated(fields[7]) if "=" in v)
                 service = Service(argv=argv, cwd=_text(fields[5]).strip("\n") or "/", uid=int(fields[3]),
                                   gid=int(fields[4]), env=env)
                 procs[int(fields[0])] = (int(fields[1]), int(fields[2]), service)
-        elif kind == "S" and fields[:1] and fields[0].isdigit():
-            sockets[int(fields[0])] = [int(f) for f in fields[1:] if f.isdigit()]
         elif kind == "N":
             tables.append(rest)
     agents = {pid for pid in procs if _agents(pid, own, procs)}

@@ -9,8 +9,9 @@ def _b64(text: str) -> str:
     return base64.b64encode(text.encode()).decode()
 
 
-def _proc(pid: int, ppid: int, start: int, argv: list[str], uid: int = 0, cwd: str = "/app", env: str = "A=1") -> str:
-    return f"P {pid} {ppid} {start} {uid} {uid} {_b64(cwd + chr(10))} {_b64(chr(0).join(argv) + chr(0))} {_b64(env)}"
+def _proc(pid: int, ppid: int, start: int, argv: list[str], uid: int = 0, cwd: str = "/app", env: str = "A=1",
+          sockets: str = "") -> str:
+    return f"P {pid} {ppid} {start} {uid} {uid} {_b64(cwd + chr(10))} {_b64(chr(0).join(argv) + chr(0))} {_b64(env)} {sockets}"
 
 
 TCP = ("  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
@@ -32,11 +33,10 @@ def test_only_the_roots_of_the_agent_s_process_trees_are_services_in_start_order
         _proc(9, 0, 3, ["sh", "-c", "server"]),
         _proc(12, 9, 4, ["base64"]),
         _proc(30, 1, 20, ["nginx", "-g", "daemon off;"], env="PATH=/bin\0X=a=b"),
-        _proc(31, 30, 21, ["nginx: worker process"]),
-        _proc(20, 1, 10, ["python3", "-m", "http.server"], uid=1000),
+        _proc(31, 30, 21, ["nginx: worker process"], sockets="111 "),
+        _proc(20, 1, 10, ["python3", "-m", "http.server"], uid=1000, sockets="222 5"),
         _proc(40, 0, 30, ["sh", "-c", "snapshot"]),
         _proc(41, 40, 31, ["ls"]),
-        "S 31 111", "S 20 222 5",
         *("N " + line for line in (TCP + UDP).splitlines()),
     ]
     services = read_snapshot("\n".join(lines))
@@ -47,4 +47,4 @@ def test_only_the_roots_of_the_agent_s_process_trees_are_services_in_start_order
 
 
 def test_a_garbled_snapshot_gives_no_services_rather_than_an_error():
-    assert read_snapshot("P 5 5 x\nP 6 6 1 0 0 !! !! !!\nS x\nN garbage\n" + _proc(8, 8, 1, ["loop"])) == []
+    assert read_snapshot("P 5 5 x\nP 6 6 1 0 0 !! !! !!\nN garbage\n" + _proc(8, 8, 1, ["loop"])) == []

@@ -53,13 +53,15 @@ READY = "/run/factory-start"
 PIDFILE = "/run/factory-execd.pid"
 NEEDS = "bash base64 mkfifo timeout setpriv"
 ATTACHED = (
-    'o=$(readlink /proc/$$/fd/1); l=$(ls -l /proc/[0-9]*/fd/1 /proc/[0-9]*/fd/2 2>/dev/null); '
-    'echo "$l" | while read -r _ _ _ _ _ _ _ _ f _ t; do [ "$t" = "$o" ] && p=${f#/proc/} && p=${p%%/*} '
-    '&& [ "$p" != $$ ] && kill -9 "$p"; done >/dev/null 2>&1'
+    'o=$(readlink /proc/$$/fd/1); held() { ls -l /proc/[0-9]*/fd/1 /proc/[0-9]*/fd/2 2>/dev/null '
+    '| while read -r _ _ _ _ _ _ _ _ f _ t; do p=${f#/proc/}; p=${p%%/*}; [ "$t" = "$o" ] && [ "$p" != $$ ] && echo "$p"; done; }; '
+    '[ -z "$(held)" ] || { sleep 0.2; for p in $(held); do kill -9 "$p"; done; } 2>/dev/null'
 )
 """Shell, run by the shell a command ran under once it returned: kills every process still writing to
 the command's output (its stdout, as this shell's), which would hold the command open, and no other.
-The listing is read before the loop starts, so the loop's own shell is not in it."""
+One found is given a moment first: a process the command started in the background may not yet have
+redirected its output when the command returns. The listings run in subshells whose own output is a
+pipe, so they never list themselves."""
 # The root sweep, as `DockerSandbox._kill_leftovers` has it, also sparing the server and its encoder.
 SERVER = r"""exec 2>/dev/null
 keep=$1
