@@ -118,7 +118,7 @@ def read_snapshot(output: str) -> list[Service]:
             own |= {int(f) for f in fields if f.isdigit()}
         elif kind == "P" and len(fields) >= 8 and all(f.isdigit() for f in fields[:5]):
             sockets[int(fields[0])] = [int(f) for f in fields[8:] if f.isdigit()]
-            argv = _nul_separated(fields[6])
+            argv = _untitled(_nul_separated(fields[6]))
             if argv:
                 env = dict(v.partition("=")[::2] for v in _nul_separated(fields[7]) if "=" in v)
                 service = Service(argv=argv, cwd=_text(fields[5]).strip("\n") or "/", uid=int(fields[3]),
@@ -155,6 +155,15 @@ def _root(pid: int, agents: set[int], procs: dict[int, tuple[int, int, Service]]
     while procs[pid][0] in agents:
         pid = procs[pid][0]
     return pid
+
+
+def _untitled(argv: list[str]) -> list[str]:
+    """A command line as it was started, where a daemon rewrote it into a title (nginx's master:
+    `nginx: master process /usr/sbin/nginx -c /etc/nginx/nginx.conf`): the words after `process `.
+    An argument that held spaces is lost with the title; docs/verify.md says so."""
+    if len(argv) == 1 and ": " in argv[0] and " process " in argv[0]:
+        return argv[0].partition(" process ")[2].split() or argv
+    return argv
 
 
 def _nul_separated(b64: str) -> list[str]:

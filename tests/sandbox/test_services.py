@@ -32,7 +32,7 @@ def test_only_the_roots_of_the_agent_s_process_trees_are_services_in_start_order
         _proc(7, 1, 2, ["sleep", "14400"]),
         _proc(9, 0, 3, ["sh", "-c", "server"]),
         _proc(12, 9, 4, ["base64"]),
-        _proc(30, 1, 20, ["nginx", "-g", "daemon off;"], env="PATH=/bin\0X=a=b"),
+        _proc(30, 1, 20, ["nginx: master process /usr/sbin/nginx -g daemon"], env="PATH=/bin\0X=a=b"),
         _proc(31, 30, 21, ["nginx: worker process"], sockets="111 "),
         _proc(20, 1, 10, ["python3", "-m", "http.server"], uid=1000, sockets="222 5"),
         _proc(40, 0, 30, ["sh", "-c", "snapshot"]),
@@ -40,10 +40,11 @@ def test_only_the_roots_of_the_agent_s_process_trees_are_services_in_start_order
         *("N " + line for line in (TCP + UDP).splitlines()),
     ]
     services = read_snapshot("\n".join(lines))
-    assert [s.argv for s in services] == [["python3", "-m", "http.server"], ["nginx", "-g", "daemon off;"]]
+    # nginx's master rewrote its command line into a title: the command is read back out of it
+    assert [s.argv for s in services] == [["python3", "-m", "http.server"], ["/usr/sbin/nginx", "-g", "daemon"]]
     web, nginx = services
     assert (web.uid, web.gid, web.cwd, web.ports) == (1000, 1000, "/app", [Port(proto="udp", number=53)])
-    assert nginx.env == {"PATH": "/bin", "X": "a=b"} and str(nginx) == "nginx -g 'daemon off;' (port 8081)"
+    assert nginx.env == {"PATH": "/bin", "X": "a=b"} and str(nginx) == "/usr/sbin/nginx -g daemon (port 8081)"
 
 
 def test_a_garbled_snapshot_gives_no_services_rather_than_an_error():
