@@ -1,13 +1,20 @@
 """A sandbox's final state frozen into an image, and containers of that image run without
 trusting anything in it (final-state verification, `factory.verify.final_state`).
 
-    freeze(sandbox) ─► the engine's list of what the container changed (docker diff), kept as a
-                       label ─► committed to an image (labelled the factory's) ─► removed when verified
-    StateRun(image) ─► created, not started ─► started only after the verifier read the changes ─►
-                       argv execs (no shell of the image's in between) ─► killed ─► files read by the engine
+    freeze(sandbox) ─► the services the agent left running (`factory.sandbox.services`, read by a
+                       root shell in it) and the engine's list of what the container changed (docker
+                       diff), kept as labels ─► committed to an image (labelled the factory's) ─►
+                       removed when verified
+    ServicesRun(image) ─► the services started again, each an exec of its own argv, user, work dir and
+                       environment ─► their ports awaited
+    StateRun(image) ─► created, not started (in a ServicesRun's network alone, when there is one) ─►
+                       started only after the verifier read the changes ─► argv execs (no shell of the
+                       image's in between) ─► killed ─► files read by the engine
 
 Everything here that reads the state reads it through the engine (`diff`, `get_archive`), so no
-program the agent left behind runs to answer: a container is killed before its reward is read.
+program the agent left behind runs to answer: a container is killed before its reward is read. The
+services list alone is read by a shell of the state's, before the commit: what it says only decides
+what runs in the services' container, which reaches nothing of the tests' but their network.
 """
 
 from __future__ import annotations
