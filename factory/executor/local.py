@@ -52,7 +52,8 @@ class LocalExecutor:
         self.node = node or socket.gethostname()
 
     def prewarm(self, task: Task) -> None:
-        self.pool.prewarm(task.image, task.workdir)
+        # a terminal task's sandbox is made under its own limits, never a warm one: its image is only pulled ahead
+        self.pool.prewarm(task.image, task.workdir, count=0 if task.terminal is not None else None)
 
     def done_with(self, image: str) -> None:
         """No remaining attempt of the run needs `image`: the pool may let it go (`sandbox.image_cache_gb`)."""
