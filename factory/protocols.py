@@ -19,6 +19,7 @@ from factory.records import (
     Message,
     StartState,
     Task,
+    TerminalSpec,
     Trajectory,
     Verdict,
 )
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from factory.sandbox.backend import Rewrite
     from factory.sandbox.config import SandboxConfig
     from factory.sandbox.images import RepoImage
+    from factory.sandbox.services import Service
 
 
 @dataclass(frozen=True)
@@ -106,8 +108,14 @@ class SandboxBackend(Protocol):
     dir as the engine saw it."""
     async def state_changes(self, state: str) -> list[tuple[str, str]]: ...
     """(kind, path) of what the agent changed outside its work dir, as `freeze` recorded it."""
-    async def open_state(self, state: str, *, run_id: str, attempt_id: str, memory: str, cpus: float) -> StateRun: ...
-    """A container of a frozen state, created and not started: root, offline, its own limits."""
+    async def state_services(self, state: str) -> list[Service]: ...
+    """What the agent left running when it stopped (`factory.sandbox.services`), as `freeze` recorded it."""
+    async def open_services(self, state: str, *, run_id: str, attempt_id: str, memory: str, cpus: float) -> ServicesRun: ...
+    """A container of a frozen state to run its services in, created and not started: offline, its own limits."""
+    async def open_state(self, state: str, *, run_id: str, attempt_id: str, memory: str, cpus: float,
+                         beside: ServicesRun | None = None) -> StateRun: ...
+    """A container of a frozen state, created and not started: root, offline, its own limits; `beside`:
+    in the services' network (and nothing else of theirs), so the tests reach them on localhost."""
     async def remove_state(self, state: str) -> None: ...
 
 
@@ -121,6 +129,14 @@ class StateRun(Protocol):
     async def stop(self) -> None: ...
     async def read(self, path: str) -> bytes | None: ...
     async def close(self) -> None: ...
+
+
+class ServicesRun(StateRun, Protocol):
+    """A container of a frozen final state that runs the agent's services for the tests beside it."""
+
+    async def serve(self, services: list[Service], seconds: float) -> list[str]: ...
+    """Start them as they were started, in order; wait up to `seconds` for their ports; what did not
+    come back, in words (a service that would not start, a port that never listened again)."""
 
 
 @dataclass(frozen=True)
@@ -138,8 +154,8 @@ class Pool(Protocol):
 
     def prewarm(self, image: str, workdir: str = "/testbed", count: int | None = None) -> None: ...
     async def acquire(self, image: str, start: StartState, *, workdir: str = "/testbed", attempt_id: str,
-                      rewrite: Rewrite | None = None) -> Sandbox: ...
-    """`rewrite`: the agent's view of the start state."""
+                      rewrite: Rewrite | None = None, terminal: TerminalSpec | None = None) -> Sandbox: ...
+    """`rewrite`: the agent's view of the start state; `terminal`: a terminal task's own limits."""
     async def release(self, sandbox: Sandbox) -> None: ...
     def release_in_background(self, sandbox: Sandbox) -> None: ...
     def done_with(self, image: str) -> None: ...

@@ -347,6 +347,9 @@ class FlagKind(StrEnum):
     tests rely on (`factory.verify.final_state`)."""
     stale_reward = "reward left by the agent"
     """The final state already held a reward or verifier log; the verifier removed it."""
+    services = "services"
+    """The services a terminal task's agent left running, started again beside its tests (and any
+    that did not come back): the tests judged the agent's own running code (docs/verify.md)."""
     other = "other"
     """A flag of an older record that names none of the above."""
 

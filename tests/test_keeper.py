@@ -68,7 +68,7 @@ class PlanPool:
     def prewarm(self, image: str, workdir: str = "/testbed", count: int | None = None) -> None:
         pass
 
-    async def acquire(self, image, start, *, workdir: str, attempt_id: str, rewrite=None) -> PlanSandbox:
+    async def acquire(self, image, start, *, workdir: str, attempt_id: str, rewrite=None, terminal=None) -> PlanSandbox:
         task, _, index = attempt_id.rpartition(".")
         self.made[task.rpartition(".")[0]] += 1
         return PlanSandbox(PLANS[int(index)])

@@ -81,3 +81,16 @@ async def test_a_terminal_task_s_agent_timeout_stops_the_agent_and_its_state_is_
     assert attempt.trajectory.exit is Exit.timeout
     assert sum(m.role == "assistant" for m in attempt.trajectory.messages) < 10
     assert attempt.verdict.guarantee is Guarantee.final_state and attempt.verdict.reward == 0.0
+
+
+async def test_the_scripted_teacher_leaves_a_service_running_and_the_wrong_fix_does_not(tmp_path, docker_client):
+    shutil.copytree(TASKSETS / "demo-terminal" / "serve-status", tmp_path / "demo-terminal" / "serve-status")
+    path = tmp_path / "services.yaml"
+    path.write_text(f"name: services\ntasks: {{source: {tmp_path / 'demo-terminal'}}}\n"
+                    "teachers:\n" + scripted("scripted-solver", "solve") + scripted("scripted-wrong", "wrong_fix")
+                    + f"agent: {{max_turns: 30}}\nsampling: {{attempts_per_task: 1}}\noutput: {{dir: {tmp_path / 'runs'}}}\n")
+    outcome = await run_pipeline(load_pipeline(path), run_id="services", progress=QuietProgress(), command="test")
+    verdicts = {a.key.teacher: a.verdict for a in outcome.store.attempts()}
+    assert verdicts["scripted-solver"].resolved, verdicts["scripted-solver"].detail
+    assert [str(f) for f in verdicts["scripted-solver"].flags] == ["services: python3 /app/status/server.py (port 8081)"]
+    assert not verdicts["scripted-wrong"].resolved and verdicts["scripted-wrong"].reward == 0.0

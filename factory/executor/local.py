@@ -52,7 +52,8 @@ class LocalExecutor:
         self.node = node or socket.gethostname()
 
     def prewarm(self, task: Task) -> None:
-        self.pool.prewarm(task.image, task.workdir)
+        # a terminal task's sandbox is made under its own limits, never a warm one: its image is only pulled ahead
+        self.pool.prewarm(task.image, task.workdir, count=0 if task.terminal is not None else None)
 
     def done_with(self, image: str) -> None:
         """No remaining attempt of the run needs `image`: the pool may let it go (`sandbox.image_cache_gb`)."""
@@ -83,7 +84,7 @@ class LocalExecutor:
         attempt_id = f"{key.instance_id}.{key.teacher}.{key.index}"[-60:]
         # the agent's view: the hidden tests taken out (`plant.hider`)
         acquire = self.pool.acquire(task.image, task.start, workdir=task.workdir, attempt_id=attempt_id,
-                                    rewrite=hider(task))
+                                    rewrite=hider(task), terminal=task.terminal)
         try:
             sandbox = await self.late.by(deadline, acquire, undo=self.pool.release)
         except (SandboxError, TimeoutError) as exc:  # a start that slow is the engine's fault, not the model's

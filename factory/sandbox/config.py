@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from typing import Annotated
 
 from pydantic import AfterValidator, Field
 
+from factory.records import TerminalSpec
 from factory.sandbox.backend import BACKENDS, DEFAULT_BACKEND
 from factory.section import Section
 
@@ -41,5 +43,29 @@ class SandboxConfig(Section):
     image_cache_gb: float | None = Field(default=None, gt=0)
     """Disk the run's own pulls may hold: past it, pulled images that no remaining task needs are
     removed. None: no bound. Images found on the engine, or used by any container, stay."""
+    keep_detached: bool = False
+    """Processes a command leaves running with their output detached from it (`server > log 2>&1 &`)
+    run on after it; those still writing to its output are killed when it returns. Set for terminal
+    tasks, whose final state includes the services the agent left running (docs/verify.md); otherwise
+    every process a command leaves is killed when it returns."""
     output_limit_bytes: int = Field(default=1_000_000, ge=1024)
     """Bytes of command output kept per exec; the rest is cut with a marker."""
+
+    def for_terminal(self, spec: TerminalSpec) -> SandboxConfig:
+        """The sandbox of a terminal task's agent: the task's cpus, memory and network where they are
+        tighter than these (a task cannot loosen the pipeline's limits), and its detached processes
+        kept, for they are part of the state it is judged by."""
+        cpus = min(self.cpus, spec.cpus or self.cpus)
+        memory = self.memory
+        if spec.memory_mb and spec.memory_mb < megabytes(self.memory):
+            memory = f"{spec.memory_mb}m"
+        network = self.network if spec.network else "none"
+        return self.model_copy(update={"cpus": cpus, "memory": memory, "network": network, "keep_detached": True})
+
+
+def megabytes(memory: str) -> float:
+    """A Docker memory size (`2g`, `512m`, `1048576`) in megabytes."""
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([bkmg]?)b?\s*", memory, re.I)
+    if not match:
+        raise ValueError(f"{memory!r} is not a memory size such as 2g or 512m")
+    return float(match.group(1)) * {"": 2**-20, "b": 2**-20, "k": 2**-10, "m": 1, "g": 2**10}[match.group(2).lower()]

@@ -2,9 +2,10 @@
 task's reference solution earns its reward, and whether doing nothing does not.
 
 The script runs as root in a sandbox of the task's image, as an agent's commands would (the agent's
-sandbox runs them as the sandbox's user; Harbor's `solve.sh` expects root), and the sandbox is then
-frozen the way the executor freezes an agent's (`SandboxBackend.freeze`), so the verifier judges the
-two alike.
+sandbox runs them as the sandbox's user; Harbor's `solve.sh` expects root), under the task's limits,
+with what it leaves running kept (`SandboxConfig.for_terminal`), and the sandbox is then frozen the way
+the executor freezes an agent's (`SandboxBackend.freeze`, services included), so the verifier judges
+the two alike.
 """
 
 from __future__ import annotations
@@ -31,8 +32,9 @@ class Played:
 async def state_after(backend: SandboxBackend, task: Task, script: str, *, run_id: str, attempt_id: str,
                       seconds: float = 600) -> Played:
     """`task`'s sandbox frozen after `script` ran in it as root; an empty script leaves the start state."""
-    sandbox = await backend.create(task.image, SandboxConfig(user="root"), workdir=task.workdir, run_id=run_id,
-                                   attempt_id=attempt_id)
+    assert task.terminal is not None
+    config = SandboxConfig(user="root").for_terminal(task.terminal)
+    sandbox = await backend.create(task.image, config, workdir=task.workdir, run_id=run_id, attempt_id=attempt_id)
     failed = ""
     try:
         await sandbox.prepare(StartState())

@@ -17,7 +17,7 @@ from collections import Counter, defaultdict
 
 from factory.errors import SandboxError
 from factory.protocols import Sandbox
-from factory.records import StartState
+from factory.records import StartState, TerminalSpec
 from factory.sandbox.backend import Rewrite, sandbox_backend
 from factory.sandbox.config import SandboxConfig
 from factory.sandbox.pull import Puller
@@ -58,12 +58,12 @@ class SandboxPool:
         self.removing: set[asyncio.Task] = set()  # containers released in the background, on their way out
         self.starting: Counter[tuple[str, str]] = Counter()  # warm containers on their way, per image
 
-    async def _create(self, image: str, workdir: str, attempt_id: str) -> Sandbox:
+    async def _create(self, image: str, workdir: str, attempt_id: str, config: SandboxConfig | None = None) -> Sandbox:
         """Create a container in a slot the caller already holds; the slot is freed on failure."""
         try:
             await self.rate.wait()
             sandbox = await self.backend.create(
-                image, self.config, workdir=workdir, run_id=self.run_id, attempt_id=attempt_id
+                image, config or self.config, workdir=workdir, run_id=self.run_id, attempt_id=attempt_id
             )
         except BaseException:
             self.slots.release()
@@ -105,14 +105,15 @@ class SandboxPool:
             self.starting[(image, workdir)] -= 1
 
     async def acquire(self, image: str, start: StartState, *, workdir: str = "/testbed", attempt_id: str,
-                      rewrite: Rewrite | None = None) -> Sandbox:
+                      rewrite: Rewrite | None = None, terminal: TerminalSpec | None = None) -> Sandbox:
         """A started sandbox at the start state (`rewrite`: the agent's view of it, `Sandbox.prepare`):
-        a warm one when there is one, else a new one.
+        a warm one when there is one, else a new one. A terminal task's (`terminal`) is always a new
+        one, under its task's limits (`SandboxConfig.for_terminal`).
 
         A warm container can vanish while it waits (`factory clean --all`, a user, the engine):
         one that cannot be prepared is dropped, and a new one takes its place, once.
         """
-        spare = self.warm[(image, workdir)]
+        spare = self.warm[(image, workdir)] if terminal is None else []
         if spare:
             try:
                 return await self._prepared(spare.pop(), start, rewrite)
@@ -120,7 +121,8 @@ class SandboxPool:
                 log.warning("a warm container is unusable (%s); starting a new one", exc)
         await self.puller.ensure(image)
         await self._take_slot()
-        return await self._prepared(await self._create(image, workdir, attempt_id), start, rewrite)
+        config = None if terminal is None else self.config.for_terminal(terminal)
+        return await self._prepared(await self._create(image, workdir, attempt_id, config), start, rewrite)
 
     async def _prepared(self, sandbox: Sandbox, start: StartState, rewrite: Rewrite | None) -> Sandbox:
         try:

@@ -4,7 +4,9 @@ agent left, not by a patch.
     agent stops ─► its container frozen (the backend's `freeze`; Docker: `factory/sandbox/docker/frozen.py`), with the engine's list of
       what it changed ─► that list read: a shell, interpreter, test tool, loader or library the tests
       rely on changed ─► refused (`tampered`); start-up hooks, a stale reward ─► named in the verdict
-      ─► a fresh container of the frozen state, created, started only then ─► /tests and /logs/verifier
+      ─► the services the agent left running (if any) started again in a container of the frozen
+      state, their ports awaited ─► a fresh container of the frozen state (in the services' network
+      alone), created, started only then ─► /tests and /logs/verifier
       made empty, root's ─► the tests uploaded ─► the test script as root under the task's timeout, with
       `env -i` (a fixed PATH, nothing else of the image's environment), `bash --noprofile --norc`
       ─► the container killed ─► the reward read by the engine: reward.json, then reward.txt
@@ -21,7 +23,7 @@ import shlex
 import time
 from pathlib import PurePosixPath
 
-from factory.protocols import SandboxBackend
+from factory.protocols import SandboxBackend, StateRun
 from factory.records import Check, FlagKind, Guarantee, Reason, Task, Verdict, VerdictFlag
 
 PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -43,6 +45,8 @@ SHELL_HOOKS = re.compile(r"^/(etc/(profile|bash\.bashrc|environment|profile\.d/.
 """Start-up files a login or interactive shell reads: the test script's bash reads none of them."""
 VERIFIER_LOGS = "/logs/verifier"
 REWARD_JSON, REWARD_TXT = f"{VERIFIER_LOGS}/reward.json", f"{VERIFIER_LOGS}/reward.txt"
+SERVICES_SECONDS = 30.0
+"""How long the agent's services get to listen again on their ports before the tests run anyway."""
 TIMED_OUT = {124, 137}
 """`timeout`'s exit codes: the limit passed (124), or the kill after it (137)."""
 
@@ -136,28 +140,45 @@ class FinalStateVerifier:
             why = f"the final state changed what the tests rely on: {_few(refused)}"
             return Verdict(resolved=False, reason=Reason.tampered, decided_by=Check.tamper_probe, detail=why,
                            flags=[VerdictFlag(kind=FlagKind.altered_system, detail=why), *flags])
-        run = await self.backend.open_state(state, run_id=self.run_id, attempt_id=f"verify-{task.instance_id}"[:60],
-                                            memory=f"{spec.memory_mb}m" if spec.memory_mb else self.memory, cpus=spec.cpus or 1.0)
+        limits = {"memory": f"{spec.memory_mb}m" if spec.memory_mb else self.memory, "cpus": spec.cpus or 1.0}
+        attempt_id = f"verify-{task.instance_id}"[:60]
+        services, beside = await self.backend.state_services(state), None
         try:
-            await run.start()
-            fresh = await run.run(["/usr/bin/env", "-i", f"PATH={PATH}", "/usr/bin/bash", "--noprofile", "--norc", "-c",
-                                   f"rm -rf /tests {VERIFIER_LOGS} && mkdir -p /tests {VERIFIER_LOGS} "
-                                   f"&& chown root:root /tests /logs {VERIFIER_LOGS} && chmod 755 /tests /logs {VERIFIER_LOGS}"], 60)
-            if fresh.exit_code != 0:
-                return Verdict(resolved=False, reason=Reason.no_report, decided_by=Check.tests, flags=flags,
-                               detail=f"could not make /tests and {VERIFIER_LOGS} in the final state: {fresh.output[-500:]}")
-            await run.put("/tests", spec.tests, executable={spec.script})
-            env = [f"{k}={v}" for k, v in {**spec.verifier_env, "PATH": PATH, "HOME": "/root", "LANG": "C.UTF-8"}.items()]
-            ran = await run.run(["/usr/bin/env", "-i", *env, "/usr/bin/timeout", "-k", "5", f"{spec.verifier_seconds:g}",
-                                 "/usr/bin/bash", "--noprofile", "--norc", f"/tests/{spec.script}"],
-                                spec.verifier_seconds, workdir=task.workdir)
-            await run.stop()
-            if ran.exit_code is None or ran.exit_code in TIMED_OUT:
-                return Verdict(resolved=False, reason=Reason.timeout, decided_by=Check.tests, flags=flags,
-                               detail=f"the tests ran past the task's {spec.verifier_seconds:g} s: {ran.output[-500:]}")
-            reward = read_reward(task, ran.exit_code, await run.read(REWARD_JSON), await run.read(REWARD_TXT))
+            if services:  # started again beside the tests, in a container of their own
+                beside = await self.backend.open_services(state, run_id=self.run_id, attempt_id=attempt_id, **limits)
+                lost = await beside.serve(services, min(SERVICES_SECONDS, spec.verifier_seconds))
+                flags.append(VerdictFlag(kind=FlagKind.services, detail=_few([str(s) for s in services])
+                                         + (f"; {_few(lost)}" if lost else "")))
+            run = await self.backend.open_state(state, run_id=self.run_id, attempt_id=attempt_id, beside=beside, **limits)
+            try:
+                return await self._tests(task, run, flags)
+            finally:
+                await run.close()
         finally:
-            await run.close()
+            if beside is not None:
+                await beside.close()
+
+    async def _tests(self, task: Task, run: StateRun, flags: list[VerdictFlag]) -> Verdict:
+        """The hidden tests run in `run`, a container of the final state, and the reward they wrote."""
+        spec = task.terminal
+        assert spec is not None
+        await run.start()
+        fresh = await run.run(["/usr/bin/env", "-i", f"PATH={PATH}", "/usr/bin/bash", "--noprofile", "--norc", "-c",
+                               f"rm -rf /tests {VERIFIER_LOGS} && mkdir -p /tests {VERIFIER_LOGS} "
+                               f"&& chown root:root /tests /logs {VERIFIER_LOGS} && chmod 755 /tests /logs {VERIFIER_LOGS}"], 60)
+        if fresh.exit_code != 0:
+            return Verdict(resolved=False, reason=Reason.no_report, decided_by=Check.tests, flags=flags,
+                           detail=f"could not make /tests and {VERIFIER_LOGS} in the final state: {fresh.output[-500:]}")
+        await run.put("/tests", spec.tests, executable={spec.script})
+        env = [f"{k}={v}" for k, v in {**spec.verifier_env, "PATH": PATH, "HOME": "/root", "LANG": "C.UTF-8"}.items()]
+        ran = await run.run(["/usr/bin/env", "-i", *env, "/usr/bin/timeout", "-k", "5", f"{spec.verifier_seconds:g}",
+                             "/usr/bin/bash", "--noprofile", "--norc", f"/tests/{spec.script}"],
+                            spec.verifier_seconds, workdir=task.workdir)
+        await run.stop()
+        if ran.exit_code is None or ran.exit_code in TIMED_OUT:
+            return Verdict(resolved=False, reason=Reason.timeout, decided_by=Check.tests, flags=flags,
+                           detail=f"the tests ran past the task's {spec.verifier_seconds:g} s: {ran.output[-500:]}")
+        reward = read_reward(task, ran.exit_code, await run.read(REWARD_JSON), await run.read(REWARD_TXT))
         if isinstance(reward, str):
             return Verdict(resolved=False, reason=Reason.no_report, decided_by=Check.tests, flags=flags,
                            detail=f"{reward}; {shlex.quote(spec.script)} said: {ran.output[-500:]}")

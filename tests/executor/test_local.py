@@ -17,7 +17,7 @@ TASK = Task(instance_id="t", repo="r", problem_statement="", image="none")
 class PatchOrNothing(PlanPool):
     """Attempt 0 leaves a fix, attempt 1 leaves the work dir as it found it."""
 
-    async def acquire(self, image, start, *, workdir: str, attempt_id: str, rewrite=None) -> PlanSandbox:
+    async def acquire(self, image, start, *, workdir: str, attempt_id: str, rewrite=None, terminal=None) -> PlanSandbox:
         return PlanSandbox(("once", FIX_A if attempt_id.endswith(".0") else ""))
 
 

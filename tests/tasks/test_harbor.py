@@ -10,10 +10,10 @@ from factory.tasks import load_taskset
 DEMO = Path(__file__).parents[2] / "pipelines" / "tasksets" / "demo-terminal"
 
 
-def test_the_demo_set_reads_as_six_terminal_tasks():
+def test_the_demo_set_reads_as_seven_terminal_tasks():
     tasks = {t.instance_id: t for t in load_taskset(str(DEMO)).tasks}
     assert sorted(tasks) == ["build-zipapp", "configure-service", "fix-rotate-script", "recover-branch",
-                             "repair-json", "summarize-sales"]
+                             "repair-json", "serve-status", "summarize-sales"]
     task = tasks["configure-service"]
     assert task.terminal is not None and task.tests.framework == "final-state"
     assert "listens on port 8080" in task.problem_statement

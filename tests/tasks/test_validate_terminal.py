@@ -37,7 +37,7 @@ def images(docker_client):
 def test_every_demo_terminal_task_validates(images):
     out = factory("tasks", "validate", str(DEMO), "--jobs", "2")
     assert out.returncode == 0, out.stdout + out.stderr
-    assert "6 valid, 0 broken" in out.stdout
+    assert "7 valid, 0 broken" in out.stdout
     results = read_results(str(DEMO))
     assert all(r["gold"] == ["resolved"] and r["empty"].startswith("tests_failed") for r in results.values())
 

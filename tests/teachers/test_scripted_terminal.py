@@ -39,7 +39,8 @@ def only(outcome: Outcome) -> ScriptedTeacher:
 async def attempt(task: Task, outcome: Outcome):
     """An attempt of `outcome` in the sandbox a pipeline gives the agent, and the verdict on its final state."""
     backend = sandbox_backend("docker")
-    sandbox = await backend.create(task.image, SandboxConfig(), workdir=task.workdir, run_id=RUN, attempt_id=task.instance_id)
+    sandbox = await backend.create(task.image, SandboxConfig().for_terminal(task.terminal), workdir=task.workdir, run_id=RUN,
+                                   attempt_id=task.instance_id)
     try:
         await sandbox.prepare(StartState())
         trajectory = await run_agent(task, only(outcome), sandbox, AgentConfig(max_turns=20))
@@ -50,7 +51,7 @@ async def attempt(task: Task, outcome: Outcome):
 
 
 @pytest.mark.parametrize("name", ["repair-json", "build-zipapp", "configure-service", "summarize-sales",
-                                  "recover-branch", "fix-rotate-script"])
+                                  "recover-branch", "fix-rotate-script", "serve-status"])
 async def test_solve_runs_the_solution_commands_and_earns_the_reward(tasks, name):
     trajectory, verdict = await attempt(tasks[name], Outcome.solve)
     commands = [json.loads(c.arguments).get("command") for m in trajectory.messages for c in m.tool_calls]
@@ -58,9 +59,10 @@ async def test_solve_runs_the_solution_commands_and_earns_the_reward(tasks, name
     assert verdict.resolved and verdict.reward == 1.0, verdict.detail
 
 
-@pytest.mark.parametrize("outcome", [Outcome.wrong_fix, Outcome.give_up])
-async def test_wrong_fix_and_give_up_earn_nothing(tasks, outcome):
-    trajectory, verdict = await attempt(tasks["repair-json"], outcome)
+@pytest.mark.parametrize(("name", "outcome"), [("repair-json", Outcome.wrong_fix), ("repair-json", Outcome.give_up),
+                                                ("serve-status", Outcome.wrong_fix)])
+async def test_wrong_fix_and_give_up_earn_nothing(tasks, name, outcome):
+    trajectory, verdict = await attempt(tasks[name], outcome)
     commands = [json.loads(c.arguments).get("command", "") for m in trajectory.messages for c in m.tool_calls]
-    assert solution_command(tasks["repair-json"]) not in commands
+    assert solution_command(tasks[name]) not in commands
     assert not verdict.resolved and verdict.reward == 0.0, verdict.detail

@@ -36,7 +36,7 @@ async def _verdict(task: Task, script: str):
 
 
 @pytest.mark.parametrize("name", ["repair-json", "build-zipapp", "configure-service", "summarize-sales",
-                                  "recover-branch", "fix-rotate-script"])
+                                  "recover-branch", "fix-rotate-script", "serve-status"])
 async def test_the_solution_earns_the_reward_and_nothing_does_not(tasks, name):
     task = tasks[name]
     solved = await _verdict(task, task.terminal.solution["solve.sh"])

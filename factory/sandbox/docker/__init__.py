@@ -5,7 +5,7 @@
     start_image.py  start images: the clean repo of an image, prepared once
     images.py       image presence, offline builds, pulls and their removal
     dockerfile.py   images of a task's own Dockerfile (Harbor), built offline
-    frozen.py       an agent's final state kept as an image, and containers of it for the verifier
+    frozen.py       an agent's final state kept as an image (its services too), and containers of it for the verifier
     engine.py       the client, its thread pool, labels, cleanup by label
 
 Only this package imports docker-py; the core reaches it through `factory.sandbox.backend`.
@@ -20,6 +20,7 @@ from factory.sandbox.config import SandboxConfig
 from factory.sandbox.docker import dockerfile, engine, frozen, images
 from factory.sandbox.docker.sandbox import DockerSandbox
 from factory.sandbox.images import RepoImage
+from factory.sandbox.services import Service
 
 __all__ = ["BACKEND", "DockerBackend", "DockerSandbox"]
 
@@ -82,9 +83,20 @@ class DockerBackend:
         self._engine()
         return await frozen.changes_of(state)
 
-    async def open_state(self, state: str, *, run_id: str, attempt_id: str, memory: str, cpus: float) -> frozen.StateRun:
+    async def state_services(self, state: str) -> list[Service]:
         self._engine()
-        return await frozen.StateRun.create(state, run_id=run_id, attempt_id=attempt_id, memory=memory, cpus=cpus)
+        return await frozen.services_of(state)
+
+    async def open_services(self, state: str, *, run_id: str, attempt_id: str, memory: str,
+                            cpus: float) -> frozen.ServicesRun:
+        self._engine()
+        return await frozen.ServicesRun.create(state, run_id=run_id, attempt_id=attempt_id, memory=memory, cpus=cpus)
+
+    async def open_state(self, state: str, *, run_id: str, attempt_id: str, memory: str, cpus: float,
+                         beside: frozen.ServicesRun | None = None) -> frozen.StateRun:
+        self._engine()
+        return await frozen.StateRun.create(state, run_id=run_id, attempt_id=attempt_id, memory=memory, cpus=cpus,
+                                            beside=beside)
 
     async def remove_state(self, state: str) -> None:
         self._engine()

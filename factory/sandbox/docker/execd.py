@@ -19,6 +19,11 @@ alphabet has no `#` or `!`; a line starting with one of those is the server's ow
     server → host   !<server pid> <oom kills> <puts> <the start script's ready line>   (or !fallback …)
                     <base64 lines of output> … #<seq> <exit code> <oom kills>
 
+A sandbox that keeps detached processes (`SandboxConfig.keep_detached`, terminal tasks) starts
+its server with `keep`: leftovers of a command are then only those still holding its output
+(`ATTACHED`), for root as for a user, and a service the command started with its output sent
+elsewhere runs on.
+
 `put` unpacks the archive at / as root (`tar -x`, the archive's owners and modes), as the
 engine's `put_archive` would, without the engine: an upload through the engine costs dockerd a
 re-exec of itself to unpack it, about as much CPU as starting a container. The server reads the
@@ -47,8 +52,21 @@ from factory.sandbox.output import OutputBuffer
 READY = "/run/factory-start"
 PIDFILE = "/run/factory-execd.pid"
 NEEDS = "bash base64 mkfifo timeout setpriv"
+ATTACHED = (
+    'o=$(readlink /proc/$$/fd/1); held() { ls -l /proc/[0-9]*/fd/1 /proc/[0-9]*/fd/2 2>/dev/null '
+    '| while read -r _ _ _ _ _ _ _ _ f _ t; do p=${f#/proc/}; p=${p%%/*}; [ "$t" = "$o" ] && [ "$p" != $$ ] && echo "$p"; done; }; '
+    '[ -z "$(held)" ] || { sleep 0.2; for p in $(held); do kill -9 "$p"; done; } 2>/dev/null'
+)
+"""Shell, run by the shell a command ran under once it returned: kills every process still writing to
+the command's output (its stdout, as this shell's), which would hold the command open, and no other.
+One found is given a moment first: a process the command started in the background may not yet have
+redirected its output when the command returns. The listings run in subshells whose own output is a
+pipe, so they never list themselves."""
 # The root sweep, as `DockerSandbox._kill_leftovers` has it, also sparing the server and its encoder.
 SERVER = r"""exec 2>/dev/null
+keep=$1
+left='kill -9 -1 2>/dev/null'
+[ "$keep" = keep ] && left='$ATTACHED'
 read -r hello || exit 0
 i=0; while [ ! -s $READY ] && [ $i -lt 6000 ]; do sleep 0.01; i=$((i + 1)); done
 read -r ready < $READY
@@ -103,16 +121,17 @@ while read -r op seq t user w c; do
   (
     [ -n "$uid" ] || { echo "unable to find user $user: no matching entries in passwd file"; exit 126; }
     cd "$wd" 2>/dev/null || { echo "chdir to cwd (\"$wd\") failed: no such file or directory"; exit 126; }
-    [ "$uid" != 0 ] || exec timeout -k 2 "${t}s" bash -c "$cmd"
+    [ "$uid" != 0 ] || [ "$keep" = keep ] || exec timeout -k 2 "${t}s" bash -c "$cmd"
+    [ "$uid" != 0 ] || exec sh -c 'timeout -k 2 "$1" bash -c "$2"; rc=$?; eval "$3"; exit $rc' factory-exec "${t}s" "$cmd" "$left"
     export HOME="$home"
-    exec setpriv --reuid="$uid" --regid="$gid" $groups sh -c 'timeout -k 2 "$1" bash -c "$2"; rc=$?; kill -9 -1 2>/dev/null; exit $rc' factory-exec "${t}s" "$cmd"
+    exec setpriv --reuid="$uid" --regid="$gid" $groups sh -c 'timeout -k 2 "$1" bash -c "$2"; rc=$?; eval "$3"; exit $rc' factory-exec "${t}s" "$cmd" "$left"
   ) < /dev/null > "$fifo" 2>&1 &
   wait $!; rc=$?
-  [ "$uid" != 0 ] || sweep
+  [ "$uid" != 0 ] || [ "$keep" = keep ] || sweep
   wait $enc
   oom; echo "#$seq $rc $n"
 done
-""".replace("$READY", READY).replace("$PIDFILE", PIDFILE).replace("$NEEDS", NEEDS)
+""".replace("$READY", READY).replace("$PIDFILE", PIDFILE).replace("$NEEDS", NEEDS).replace("$ATTACHED", ATTACHED)
 GRACE = 10.0  # past a command's timeout, a stream that has not ended it is stuck
 CONTROL = re.compile(rb"[#!]")
 HELLO = re.compile(r"!(\d+|fallback) (\d+) ([01]) (.*)")
@@ -142,12 +161,13 @@ class Execd:
         self._reading = self.closing = False
 
     @classmethod
-    async def start(cls, container_id: str, seconds: float = 90) -> tuple[Execd | None, str | None]:
+    async def start(cls, container_id: str, seconds: float = 90, *, keep_detached: bool = False,
+                    ) -> tuple[Execd | None, str | None]:
         """Start the server: (its end, the start script's ready line); no end where the image lacks
         what the server needs, and no line either where the transport gives no plain socket (TLS,
         ssh). Two engine calls, once per sandbox."""
         api = engine.client().api
-        made = await engine.call(api.exec_create, container_id, ["sh", "-c", SERVER, "factory-execd"],
+        made = await engine.call(api.exec_create, container_id, ["sh", "-c", SERVER, "factory-execd", "keep" if keep_detached else ""],
                                  stdin=True, user="root", workdir="/")
         wrapper = await engine.call(api.exec_start, made["Id"], socket=True)
         sock = getattr(wrapper, "_sock", wrapper)

@@ -33,7 +33,7 @@ from factory.records import StartState
 from factory.sandbox.backend import DIFF_LIMIT, Rewrite
 from factory.sandbox.config import SandboxConfig
 from factory.sandbox.docker import engine
-from factory.sandbox.docker.execd import READY, Closed, Execd, Garbled
+from factory.sandbox.docker.execd import ATTACHED, READY, Closed, Execd, Garbled
 from factory.sandbox.docker.start_image import (
     ENSURE_USER,
     IMAGE_GIT,
@@ -299,7 +299,8 @@ class DockerSandbox:
         run_as = user or self.user
         # coreutils timeout kills the command's process group at the deadline; whatever the
         # command left behind (background jobs, a fork bomb) is killed when it returns
-        script = f'timeout -k 2 {timeout}s bash -c "$1"; rc=$?; {self._kill_leftovers(run_as)}; exit $rc'
+        left = ATTACHED if self.config.keep_detached else self._kill_leftovers(run_as)
+        script = f'timeout -k 2 {timeout}s bash -c "$1"; rc=$?; {left}; exit $rc'
         wrapped = ["sh", "-c", script, "factory-exec", cmd]
         async with self._exec_lock:
             try:
@@ -315,7 +316,7 @@ class DockerSandbox:
 
     async def _start_server(self) -> str | None:
         """Start the command server; the start script's ready line it read (None: read none)."""
-        self.execd, ready = await Execd.start(self.container.id)
+        self.execd, ready = await Execd.start(self.container.id, keep_detached=self.config.keep_detached)
         self.per_call = self.execd is None
         return ready
 

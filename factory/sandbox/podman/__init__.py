@@ -8,6 +8,11 @@ kernel that does not delegate cgroup controllers to the user accepts memory, pid
 and silently drops them, so an engine that cannot apply them is refused here, in one line that
 names what is missing.
 
+Terminal tasks' services (`factory.sandbox.docker.frozen.ServicesRun`) take nothing more of the API
+than an exec with a work dir and a `container:<id>` network mode, which Podman's compatible API has
+too; that path is tested on Docker only. Freezing a final state commits with the engine's default
+pause, which rootless Podman without a freezer cgroup refuses (docs/sandbox.md).
+
     FACTORY_PODMAN_SOCKET   the socket (default unix:///run/user/<uid>/podman/podman.sock, uid:
                             this process's, or FACTORY_PODMAN_USER's (default `factory`) as root)
     FACTORY_PODMAN_LIMITS   `unenforced`: run without cgroup limits where the kernel cannot give
