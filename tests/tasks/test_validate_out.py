@@ -114,6 +114,22 @@ def test_out_writes_the_results_where_chosen_and_nowhere_else(cache, taskset, tm
     assert not cache.exists() and listing(taskset) == before
 
 
+class BracketsVerifier(GoldOnlyVerifier):
+    """Fails as a test's output can: with text in square brackets, which rich would read as markup."""
+
+    async def verify(self, task, patch: str) -> Verdict:
+        verdict = await super().verify(task, patch)
+        return verdict if verdict.resolved else verdict.model_copy(update={"detail": "ls: [/srv/app/shared-488] denied"})
+
+
+def test_a_why_with_brackets_is_printed_as_text_and_its_results_are_kept(cache, taskset, monkeypatch):
+    monkeypatch.setattr("factory.verify.DockerVerifier", BracketsVerifier)
+    result = CliRunner().invoke(cli.app, ["tasks", "validate", str(taskset)])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), repr(result.exception)  # not a crash
+    assert "[/srv/app/shared-488]" in result.output.replace("\n", "")
+    assert sorted(c["status"] for c in read_results(str(taskset)).values()) == ["broken", "valid", "valid"]
+
+
 def test_a_pipeline_relative_source_reads_what_validate_wrote(cache, taskset, monkeypatch):
     validate(str(taskset), monkeypatch=monkeypatch)
     report = load_tasks(TasksConfig(source="tasks"), base=taskset.parent)
