@@ -96,7 +96,7 @@ def _tb1(folder: Path, source: str) -> Task:
     except yaml.YAMLError as exc:
         raise BadRow(iid, str(config_file), f"not valid YAML ({str(exc).splitlines()[0]})") from None
     at = _Fields(iid, config_file, config if isinstance(config, dict) else {})
-    instruction = at.text(at.config, "instruction")
+    instruction = _tb1_instruction(at)
     dockerfile = folder / "Dockerfile"
     if not dockerfile.is_file():
         raise BadRow(iid, str(dockerfile), "Dockerfile: missing (Terminal-Bench 1 builds its image from it)")
@@ -112,6 +112,18 @@ def _tb1(folder: Path, source: str) -> Task:
         verifier_env={"TEST_DIR": "/tests"}, build=str(folder),
     )
     return _task(folder, source, instruction, spec, _built_name(folder, folder), dockerfile)
+
+
+def _tb1_instruction(at: _Fields) -> str:
+    """`instruction`, or in Terminal-Bench's older task.yaml the `description` of the `descriptions`
+    entry whose `key` is `base`."""
+    entries = at.config.get("descriptions")
+    if "instruction" in at.config or entries is None:
+        return at.text(at.config, "instruction")
+    base = [e for e in entries if isinstance(e, dict) and e.get("key") == "base"] if isinstance(entries, list) else []
+    if not base:
+        raise at.bad("descriptions", "no entry with key: base (the task's instruction)")
+    return at.text(base[0], "descriptions.description")
 
 
 def _task(folder: Path, source: str, instruction: str, spec: TerminalSpec, image: str, dockerfile: Path) -> Task:

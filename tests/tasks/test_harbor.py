@@ -67,6 +67,20 @@ def test_terminal_bench_1_layout(tmp_path):
     assert spec.solution == {"solve.sh": "touch /app/hello.txt\n"}
 
 
+def test_terminal_bench_s_older_descriptions_list_is_the_instruction(tmp_path):
+    folder = tmp_path / "tb1-old"
+    (folder / "tests").mkdir(parents=True)
+    (folder / "task.yaml").write_text("descriptions:\n  - key: hard\n    description: Make it fast.\n"
+                                      "  - key: base\n    description: |\n      Make hello.txt.\nauthor_email: a@b.c\n")
+    (folder / "Dockerfile").write_text("FROM factory/python:3.11\nWORKDIR /app\n")
+    (folder / "run-tests.sh").write_text("pytest $TEST_DIR/test_outputs.py\n")
+    [task] = load_taskset(str(tmp_path)).tasks
+    assert task.problem_statement.strip() == "Make hello.txt."
+    (folder / "task.yaml").write_text("descriptions:\n  - key: hard\n    description: Make it fast.\n")
+    [bad] = load_taskset(str(tmp_path)).skipped
+    assert "descriptions: no entry with key: base" in str(bad)
+
+
 @pytest.mark.parametrize(("toml", "file", "field"), [
     ('[environment]\ndocker_image = "x"\ncpus = "two"\n', "task.toml", "environment.cpus"),
     ("[environment\n", "task.toml", "not valid TOML"),
