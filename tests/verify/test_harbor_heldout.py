@@ -17,12 +17,16 @@ from pathlib import Path
 
 import pytest
 
+from factory.config import load_pipeline
 from factory.records import FlagKind, Reason, Task
+from factory.run.progress import QuietProgress
+from factory.run.runner import run_pipeline
 from factory.sandbox.backend import sandbox_backend
 from factory.sandbox.played import state_after
 from factory.tasks import load_taskset
 from factory.tasks.validate import read_results
 from factory.verify import DockerVerifier
+from factory.warehouse import run_query
 
 pytestmark = pytest.mark.docker
 ROOT = Path(__file__).parents[2]
@@ -96,6 +100,29 @@ def test_the_known_unsupported_tasks_solution_earns_the_reward(validated, iid):
         assert symptom in results[iid]["why"], results[iid]["why"]  # broken, but for the known reason only
         pytest.xfail(why)
     assert results[iid]["gold"] == ["resolved"]
+
+
+def _scripted(name: str, outcome: str) -> str:
+    rates = {k: float(k == outcome) for k in ("solve", "wrong_fix", "loop", "format_error", "give_up")}
+    return f"  - {{kind: scripted, model: scripted-test, name: {name}, seed: 1, profile: {rates}}}\n"
+
+
+async def test_a_run_of_held_out_tasks_keeps_what_the_solver_solved(tasks, tmp_path, monkeypatch):
+    """The scripted teacher plays each task's solve.sh as its commands (as root: the permissions
+    task needs it), the wrong one leaves a note; each state is frozen, judged, and only the solved kept."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    picked = ["access-log-report", "deploy-permissions", "site-config-regen", "tb1-sqlite-migrations"]
+    path = tmp_path / "heldout.yaml"
+    path.write_text(f"name: heldout\ntasks: {{source: {HELDOUT}, include_ids: {picked}}}\nteachers:\n"
+                    + _scripted("scripted-solver", "solve") + _scripted("scripted-wrong", "wrong_fix")
+                    + "agent: {max_turns: 30, command_timeout: 120}\nsandbox: {memory: 1g, max_live: 4, user: root}\n"
+                    f"sampling: {{attempts_per_task: 1, max_in_flight: 2}}\noutput: {{dir: {tmp_path / 'runs'}}}\n")
+    outcome = await run_pipeline(load_pipeline(path), run_id="heldout", progress=QuietProgress(), command="test")
+    rows = run_query(outcome.store.warehouse_path, "SELECT instance_id, teacher, resolved, reward, guarantee, kept "
+                                                   "FROM v_attempts").rows
+    solved = {(i, "scripted-solver") for i in picked}
+    assert sorted(rows) == sorted((i, t, (i, t) in solved, float((i, t) in solved), "final-state", (i, t) in solved)
+                                  for i in picked for t in ("scripted-solver", "scripted-wrong")), rows
 
 
 async def _verdict(task: Task, script: str):
