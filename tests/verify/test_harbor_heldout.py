@@ -38,9 +38,10 @@ GIT_AT_WORKDIR = "git-finish-merge"
 KNOWN = {
     SERVICE: ("nothing answers at http://127.0.0.1:8000", "a final state is files, not processes: the server "
               "solve.sh left running is gone when the tests run"),
-    GIT_AT_WORKDIR: ("Please tell me who you are", "the sandbox's start state replaces the work dir's own .git (the "
-                     "task's repo, mid-merge, with its user.email) by factory's one-commit history "
-                     "(DockerSandbox.prepare: `rm -rf .git`, then commit_start_state), so solve.sh's commit fails"),
+    GIT_AT_WORKDIR: ("unable to auto-detect email address", "the sandbox replaces the work dir's own .git (the "
+                     "task's repo, mid-merge, with its user.email) by factory's one-commit copy (start_image's _first "
+                     "moves it out, DockerSandbox.prepare removes it, commit_start_state puts factory's in its place), "
+                     "so solve.sh's commit fails"),
 }
 """Tasks whose reference solution fails for a known reason of factory's: (what the failure says, why)."""
 
