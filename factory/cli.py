@@ -237,6 +237,7 @@ def tasks_validate(
     import asyncio
 
     from rich.table import Table
+    from rich.text import Text
 
     from factory.config import VerifierConfig
     from factory.tasks.validate import results_path, validate, write_results
@@ -248,16 +249,16 @@ def tasks_validate(
     checks = asyncio.run(_verifying(VerifierConfig(timeout=timeout), backend,
                                     lambda verifier: validate(verifier, tasks, jobs=jobs, repeat=repeat, progress=progress,
                                                                      backend=verifier.backend)))
-    table = Table("instance", "status", "why")
-    for c in checks:
-        table.add_row(c.instance_id, c.status, c.why)
-    console.print(table)
     where = out or results_path(taskset)
     try:
         write_results(where, checks)
     except OSError as exc:
         raise UsageError(f"cannot write the results to {where} ({exc.strerror}); choose a file with --out "
                          "or a writable cache with XDG_CACHE_HOME") from exc
+    table = Table("instance", "status", "why")
+    for c in checks:  # a why quotes test output, whose brackets are not rich markup
+        table.add_row(Text(c.instance_id), c.status, Text(c.why))
+    console.print(table)
     bad = [c for c in checks if c.status != "valid"]
     console.print(f"{len(checks) - len(bad)} valid, {len(bad)} broken, flaky or not checked (infra_error); "
                   f"results in {where}", markup=False, highlight=False, soft_wrap=True)

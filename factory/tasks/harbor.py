@@ -25,7 +25,7 @@ from typing import Any
 import yaml
 
 from factory.records import StartState, Task, TerminalSpec, TestSpec
-from factory.tasks.fields import BadRow
+from factory.tasks.fields import BadRow, Unsupported
 
 HARBOR, TB1 = "task.toml", "task.yaml"
 ROW_KEY = "harbor_task"
@@ -69,6 +69,7 @@ def _harbor(folder: Path, source: str) -> Task:
     dockerfile = folder / "environment" / "Dockerfile"
     if not image and not dockerfile.is_file():
         raise BadRow(iid, str(config_file), "environment.docker_image: none, and no environment/Dockerfile to build one")
+    _one_container(iid, folder / "environment" / "docker-compose.yaml", "main")
     memory = at.number(env, "environment.memory_mb") or _megabytes(at, env)
     allow = env.get("allow_internet", False)
     if not isinstance(allow, bool):
@@ -96,10 +97,11 @@ def _tb1(folder: Path, source: str) -> Task:
     except yaml.YAMLError as exc:
         raise BadRow(iid, str(config_file), f"not valid YAML ({str(exc).splitlines()[0]})") from None
     at = _Fields(iid, config_file, config if isinstance(config, dict) else {})
-    instruction = at.text(at.config, "instruction")
+    instruction = _tb1_instruction(at)
     dockerfile = folder / "Dockerfile"
     if not dockerfile.is_file():
         raise BadRow(iid, str(dockerfile), "Dockerfile: missing (Terminal-Bench 1 builds its image from it)")
+    _one_container(iid, folder / "docker-compose.yaml", "client")
     run = folder / "run-tests.sh"
     if not run.is_file():
         raise BadRow(iid, str(run), "run-tests.sh: missing (the verifier runs it)")
@@ -114,6 +116,18 @@ def _tb1(folder: Path, source: str) -> Task:
     return _task(folder, source, instruction, spec, _built_name(folder, folder), dockerfile)
 
 
+def _tb1_instruction(at: _Fields) -> str:
+    """`instruction`, or in Terminal-Bench's older task.yaml the `description` of the `descriptions`
+    entry whose `key` is `base`."""
+    entries = at.config.get("descriptions")
+    if "instruction" in at.config or entries is None:
+        return at.text(at.config, "instruction")
+    base = [e for e in entries if isinstance(e, dict) and e.get("key") == "base"] if isinstance(entries, list) else []
+    if not base:
+        raise at.bad("descriptions", "no entry with key: base (the task's instruction)")
+    return at.text(base[0], "descriptions.description")
+
+
 def _task(folder: Path, source: str, instruction: str, spec: TerminalSpec, image: str, dockerfile: Path) -> Task:
     workdir = DEFAULT_WORKDIR
     if dockerfile.is_file():
@@ -122,6 +136,23 @@ def _task(folder: Path, source: str, instruction: str, spec: TerminalSpec, image
     return Task(instance_id=folder.name, repo=f"harbor/{folder.parent.name}", problem_statement=instruction,
                 image=image, workdir=workdir, start=StartState(), language="shell",
                 tests=TestSpec(framework="final-state"), source=f"harbor:{source}", terminal=spec)
+
+
+def _one_container(iid: str, compose: Path, main: str) -> None:
+    """A task whose docker-compose.yaml runs services beside its own container (`main` in Harbor,
+    `client` in Terminal-Bench 1: a database, a web server) needs containers factory does not start:
+    it is unsupported, named, rather than run without them."""
+    if not compose.is_file():
+        return
+    try:
+        config = yaml.safe_load(compose.read_text())
+    except yaml.YAMLError as exc:
+        raise BadRow(iid, str(compose), f"not valid YAML ({str(exc).splitlines()[0]})") from None
+    services = config.get("services") if isinstance(config, dict) else None
+    others = sorted(set(services) - {main}) if isinstance(services, dict) else []
+    if others:
+        raise Unsupported(iid, str(compose), f"services beside {main} ({', '.join(others)}) need containers of their "
+                          "own; factory runs one container per task", language="shell")
 
 
 def _built_name(task: Path, context: Path) -> str:

@@ -72,8 +72,13 @@ def _legacy_path(source: str, base: Path | None) -> Path | None:
     return local / "validation.json" if local.is_dir() else local.with_suffix(".validation.json")
 
 
-def _describe(v: Verdict) -> str:
-    return "resolved" if v.resolved else f"{v.reason}: {v.detail}"[:300]
+def _describe(v: Verdict, size: int = 300) -> str:
+    """A verdict in one short line: its reason, the start of its detail and its end, where test
+    output names what failed (pytest's summary, `1 failed`), with the middle cut."""
+    if v.resolved:
+        return "resolved"
+    text = f"{v.reason}: {v.detail}"
+    return text if len(text) <= size else f"{text[:size // 3]} … {text[-(size - size // 3 - 3):]}"
 
 
 async def check_task(verifier: Verifier, task: Task, repeat: int = 1, backend: SandboxBackend | None = None) -> TaskCheck:

@@ -142,6 +142,12 @@ async def test_agent_user_has_no_capabilities_and_cannot_escalate(sandbox):
     assert nnp.output.split()[1] == "1"
 
 
+async def test_root_s_setgid_on_a_folder_of_another_group_holds(sandbox):
+    done = await sandbox.exec("mkdir /srv/shared && chown nobody:nogroup /srv/shared && chmod 2775 /srv/shared "
+                              "&& stat -c %a /srv/shared", user="root")
+    assert done.output.split() == ["2775"], done.output
+
+
 async def test_memory_hog_is_a_recorded_failure_not_a_crash():
     sb = await make_sandbox(SandboxConfig(memory="256m"))
     try:

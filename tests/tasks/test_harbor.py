@@ -67,6 +67,32 @@ def test_terminal_bench_1_layout(tmp_path):
     assert spec.solution == {"solve.sh": "touch /app/hello.txt\n"}
 
 
+def test_terminal_bench_s_older_descriptions_list_is_the_instruction(tmp_path):
+    folder = tmp_path / "tb1-old"
+    (folder / "tests").mkdir(parents=True)
+    (folder / "task.yaml").write_text("descriptions:\n  - key: hard\n    description: Make it fast.\n"
+                                      "  - key: base\n    description: |\n      Make hello.txt.\nauthor_email: a@b.c\n")
+    (folder / "Dockerfile").write_text("FROM factory/python:3.11\nWORKDIR /app\n")
+    (folder / "run-tests.sh").write_text("pytest $TEST_DIR/test_outputs.py\n")
+    [task] = load_taskset(str(tmp_path)).tasks
+    assert task.problem_statement.strip() == "Make hello.txt."
+    (folder / "task.yaml").write_text("descriptions:\n  - key: hard\n    description: Make it fast.\n")
+    [bad] = load_taskset(str(tmp_path)).skipped
+    assert "descriptions: no entry with key: base" in str(bad)
+
+
+def test_a_task_whose_compose_file_runs_other_services_is_unsupported_and_named(tmp_path):
+    folder = _harbor_task(tmp_path, "with-db", '[environment]\ndocker_image = "x"\n')
+    (folder / "environment").mkdir()
+    compose = folder / "environment" / "docker-compose.yaml"
+    compose.write_text("services:\n  main:\n    build: .\n")
+    assert len(load_taskset(str(tmp_path)).tasks) == 1  # its own container alone: read
+    compose.write_text("services:\n  main:\n    build: .\n  db:\n    image: postgres:16\n")
+    report = load_taskset(str(tmp_path), strict=True)  # unsupported is never fatal
+    [skipped] = report.skipped
+    assert report.tasks == [] and "unsupported: services beside main (db)" in str(skipped) and str(compose) in str(skipped)
+
+
 @pytest.mark.parametrize(("toml", "file", "field"), [
     ('[environment]\ndocker_image = "x"\ncpus = "two"\n', "task.toml", "environment.cpus"),
     ("[environment\n", "task.toml", "not valid TOML"),

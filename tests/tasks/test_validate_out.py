@@ -114,6 +114,27 @@ def test_out_writes_the_results_where_chosen_and_nowhere_else(cache, taskset, tm
     assert not cache.exists() and listing(taskset) == before
 
 
+class OutputQuotingVerifier(GoldOnlyVerifier):
+    """Fails as a test run's output does: text in square brackets (which rich would read as markup),
+    long, naming what failed at its end."""
+
+    DETAIL = "[/srv/app/shared-488] PASSED " + "x" * 600 + " FAILED test_a.py::test_b - 1 failed"
+
+    async def verify(self, task, patch: str) -> Verdict:
+        verdict = await super().verify(task, patch)
+        return verdict if verdict.resolved else verdict.model_copy(update={"detail": self.DETAIL})
+
+
+def test_a_why_quoting_test_output_is_printed_as_text_keeps_its_end_and_its_results(cache, taskset, monkeypatch):
+    monkeypatch.setattr("factory.verify.DockerVerifier", OutputQuotingVerifier)
+    result = CliRunner().invoke(cli.app, ["tasks", "validate", str(taskset)])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), repr(result.exception)  # not a crash
+    assert "[/srv/app/shared-488]" in result.output.replace("\n", "")
+    [broken] = [c for c in read_results(str(taskset)).values() if c["status"] == "broken"]
+    assert broken["why"].startswith("gold fix does not resolve (tests_failed: [/srv/app/shared-488] PASSED xxx")
+    assert broken["why"].endswith("FAILED test_a.py::test_b - 1 failed)") and len(broken["why"]) < 400
+
+
 def test_a_pipeline_relative_source_reads_what_validate_wrote(cache, taskset, monkeypatch):
     validate(str(taskset), monkeypatch=monkeypatch)
     report = load_tasks(TasksConfig(source="tasks"), base=taskset.parent)

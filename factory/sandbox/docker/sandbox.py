@@ -58,8 +58,10 @@ from factory.sandbox.output import OutputBuffer
 log = logging.getLogger(__name__)
 
 # Root inside the container needs these to prepare the repo, create the agent user and drop
-# to it; the agent user itself gets no capabilities at all.
-CAPABILITIES = ["CHOWN", "DAC_OVERRIDE", "FOWNER", "KILL", "SETUID", "SETGID"]
+# to it, and to leave the modes a terminal task asks for (FSETID: without it the kernel clears the
+# setgid bit root's `chmod 2775` sets on a folder of a group root is not in); the agent user itself
+# gets no capabilities at all.
+CAPABILITIES = ["CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "KILL", "SETUID", "SETGID"]
 ENVIRONMENT = {"PYTHONDONTWRITEBYTECODE": "1"}
 START_PATCH = "/tmp/factory-start.patch"
 THEN = "factory-start-state-reached"
