@@ -350,6 +350,9 @@ class FlagKind(StrEnum):
     services = "services"
     """The services a terminal task's agent left running, started again beside its tests (and any
     that did not come back): the tests judged the agent's own running code (docs/verify.md)."""
+    left_running = "left running by the tests"
+    """Processes a terminal task's test script (or what it ran) left behind: killed when it ended,
+    and the reward not taken, as one of them may have written it."""
     other = "other"
     """A flag of an older record that names none of the above."""
 

@@ -48,19 +48,28 @@ class SandboxConfig(Section):
     run on after it; those still writing to its output are killed when it returns. Set for terminal
     tasks, whose final state includes the services the agent left running (docs/verify.md); otherwise
     every process a command leaves is killed when it returns."""
+    as_built: bool = False
+    """The work dir stays as the image holds it: its own `.git` (a task's repo, mid-merge, with its
+    config), bytecode and owners. The factory still records the start state in its own git dir for
+    the diff. Set for terminal tasks, judged by their final state, whose image is the start state
+    and whose history holds no fix to hide; a patch task's work dir gets the agent's view instead
+    (history dropped, `Sandbox.prepare`)."""
     output_limit_bytes: int = Field(default=1_000_000, ge=1024)
     """Bytes of command output kept per exec; the rest is cut with a marker."""
 
     def for_terminal(self, spec: TerminalSpec) -> SandboxConfig:
         """The sandbox of a terminal task's agent: the task's cpus, memory and network where they are
-        tighter than these (a task cannot loosen the pipeline's limits), and its detached processes
-        kept, for they are part of the state it is judged by."""
+        tighter than these (a task cannot loosen the pipeline's limits), its detached processes
+        kept, for they are part of the state it is judged by, the work dir as built, and root as
+        the agent's user unless the pipeline names one (`sandbox.user`)."""
         cpus = min(self.cpus, spec.cpus or self.cpus)
         memory = self.memory
         if spec.memory_mb and spec.memory_mb < megabytes(self.memory):
             memory = f"{spec.memory_mb}m"
         network = self.network if spec.network else "none"
-        return self.model_copy(update={"cpus": cpus, "memory": memory, "network": network, "keep_detached": True})
+        user = self.user if "user" in self.model_fields_set else "root"  # as Harbor runs its agents
+        return self.model_copy(update={"cpus": cpus, "memory": memory, "network": network, "keep_detached": True,
+                                       "as_built": True, "user": user})
 
 
 def megabytes(memory: str) -> float:

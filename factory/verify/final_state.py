@@ -40,29 +40,58 @@ LOADER = ("/etc/ld.so.preload", "/etc/ld.so.conf", "/etc/ld.so.conf.d")
 """The dynamic loader's configuration: a preloaded library runs inside every program."""
 PYTHON_HOOKS = re.compile(r"/(sitecustomize|usercustomize)\.py$|\.pth$")
 """Python start-up code that runs in every interpreter, pytest's included."""
+PYTHON_LIB = re.compile(r"^(/usr(/local)?)?/lib/python3[^/]*/(?P<packages>(site|dist)-packages/)?.*\.py$")
+"""Python's own modules and installed packages: one changed or deleted runs in the tests'
+interpreter (`os._exit(0)` appended to pytest's). A module added to the standard library's own
+folder shadows an installed package of its name; one added among installed packages is an install."""
+PYCACHE = "/tmp/factory-pycache"
+"""The tests' interpreters keep bytecode here (`PYTHONPYCACHEPREFIX`), never in a `__pycache__` the
+agent could have filled with bytecode that claims to be a module's."""
 SHELL_HOOKS = re.compile(r"^/(etc/(profile|bash\.bashrc|environment|profile\.d/.*)|root/\.(bashrc|profile|bash_profile|bash_login))$"
                          r"|^/home/[^/]+/\.(bashrc|profile|bash_profile)$")
 """Start-up files a login or interactive shell reads: the test script's bash reads none of them."""
 VERIFIER_LOGS = "/logs/verifier"
 REWARD_JSON, REWARD_TXT = f"{VERIFIER_LOGS}/reward.json", f"{VERIFIER_LOGS}/reward.txt"
+END_OF_TESTS = """started() { local stat; stat=$(< "$1/stat") && read -ra f <<< "${stat##*) }" && echo "${f[19]}"; }
+mine=$(started /proc/$$)
+/usr/bin/timeout -k 5 "$1" /usr/bin/bash --noprofile --norc "$2"; code=$?
+for proc in /proc/[0-9]*; do
+  [ "${proc#/proc/}" = $$ ] || ! since=$(started "$proc" 2>/dev/null) || [ "$since" -lt "$mine" ] ||
+    ! mapfile -d '' argv < "$proc/cmdline" 2>/dev/null || [ ${#argv[@]} = 0 ] || echo "factory-left-running: ${argv[*]}"
+done
+exit $code"""
+"""The test script, then every process it left behind (started since this shell: the container's
+own keepalive is older) named; the container is killed next. Bash builtins only, after the script: the programs of the
+state are the agent's. A process the tests started (the program
+under test, a hook of a tool they ran) may write the reward while the script runs or after it: a
+verdict whose tests left any running takes no reward."""
+LEFT_RUNNING = "factory-left-running: "
 SERVICES_SECONDS = 30.0
 """How long the agent's services get to listen again on their ports before the tests run anyway."""
 TIMED_OUT = {124, 137}
 """`timeout`'s exit codes: the limit passed (124), or the kill after it (137)."""
 
 
+COMMAND_WORD = re.compile(
+    r"(?:^|[|;&({`]|\$\()\s*"  # where a command starts
+    r"(?:(?:if|then|elif|else|while|until|do|time|exec|command|nohup|!|[A-Za-z_]\w*=\S*)\s+)*"  # words before it
+    r"(?:[\w./-]*/)?([A-Za-z_][\w.+-]*)", re.M)
+"""A command's name where a shell script runs one: after a keyword (`if sha256sum --check ...`),
+an assignment or a path (`/usr/bin/sha256sum`) too."""
+
+
 def relied_on(task: Task) -> set[str]:
     """The command names the verification and the task's test script rely on."""
     assert task.terminal is not None
     script = task.terminal.tests.get(task.terminal.script, "")
-    words = {m.group(1) for m in re.finditer(r"(?:^|[|;&(`]|\$\()\s*([A-Za-z_][\w.+-]*)", script, re.M)}
-    return TOOLS | {w for w in words if not w.isupper()}
+    return TOOLS | {w for w in COMMAND_WORD.findall(script) if not w.isupper()}
 
 
 def judge_changes(changes: list[tuple[str, str]], names: set[str]) -> tuple[list[str], list[VerdictFlag]]:
     """What the agent changed outside its work dir: the changes that refuse the state, and the flags
     that name the rest a reviewer should see."""
     refused, hooks, stale = [], [], []
+    new_homes = {path for kind, path in changes if kind == "added" and re.fullmatch(r"/home/[^/]+", path)}
     for kind, path in changes:
         parent, name = str(PurePosixPath(path).parent), PurePosixPath(path).name
         if kind == "…":
@@ -70,9 +99,9 @@ def judge_changes(changes: list[tuple[str, str]], names: set[str]) -> tuple[list
         elif path in BIN_DIRS or path in ("/lib", "/lib64", "/usr/lib"):
             if kind != "changed":  # a changed folder is one whose files changed: those are listed themselves
                 refused.append(f"{kind} {path}")
-        elif parent in BIN_DIRS and (name in names or _versioned(name) in names) or path.startswith(LOADER) or path.startswith(LIB_DIRS) and ".so" in name and kind != "added" or PYTHON_HOOKS.search(path) and kind != "deleted":
+        elif parent in BIN_DIRS and (name in names or _versioned(name) in names) or path.startswith(LOADER) or path.startswith(LIB_DIRS) and ".so" in name and kind != "added" or PYTHON_HOOKS.search(path) and kind != "deleted" or _python_module_changed(kind, path):
             refused.append(f"{kind} {path}")
-        elif SHELL_HOOKS.search(path):
+        elif SHELL_HOOKS.search(path) and parent not in new_homes:  # `useradd -m` gives a new home its own
             hooks.append(f"{kind} {path}")
         elif path == "/logs" and kind == "deleted" or path.startswith(VERIFIER_LOGS + "/"):
             stale.append(f"{kind} {path}")
@@ -83,6 +112,18 @@ def judge_changes(changes: list[tuple[str, str]], names: set[str]) -> tuple[list
     if stale:
         flags.append(VerdictFlag(kind=FlagKind.stale_reward, detail=f"emptied before the tests: {_few(stale)}"))
     return refused, flags
+
+
+def _python_module_changed(kind: str, path: str) -> bool:
+    module = PYTHON_LIB.match(path)
+    return module is not None and (kind != "added" or module.group("packages") is None)
+
+
+def _left_running(output: str) -> tuple[str, list[str]]:
+    """The test script's output without `END_OF_TESTS`'s lines, and the processes they name."""
+    lines = output.splitlines(keepends=True)
+    left = [line.removeprefix(LEFT_RUNNING).strip() for line in lines if line.startswith(LEFT_RUNNING)]
+    return "".join(line for line in lines if not line.startswith(LEFT_RUNNING)), left
 
 
 def _versioned(name: str) -> str:
@@ -170,19 +211,26 @@ class FinalStateVerifier:
             return Verdict(resolved=False, reason=Reason.no_report, decided_by=Check.tests, flags=flags,
                            detail=f"could not make /tests and {VERIFIER_LOGS} in the final state: {fresh.output[-500:]}")
         await run.put("/tests", spec.tests, executable={spec.script})
-        env = [f"{k}={v}" for k, v in {**spec.verifier_env, "PATH": PATH, "HOME": "/root", "LANG": "C.UTF-8"}.items()]
-        ran = await run.run(["/usr/bin/env", "-i", *env, "/usr/bin/timeout", "-k", "5", f"{spec.verifier_seconds:g}",
-                             "/usr/bin/bash", "--noprofile", "--norc", f"/tests/{spec.script}"],
+        env = [f"{k}={v}" for k, v in {**spec.verifier_env, "PATH": PATH, "HOME": "/root", "LANG": "C.UTF-8",
+                                        "PYTHONPYCACHEPREFIX": PYCACHE}.items()]
+        ran = await run.run(["/usr/bin/env", "-i", *env, "/usr/bin/bash", "--noprofile", "--norc", "-c", END_OF_TESTS,
+                             "tests", f"{spec.verifier_seconds:g}", f"/tests/{spec.script}"],
                             spec.verifier_seconds, workdir=task.workdir)
         await run.stop()
+        output, left = _left_running(ran.output)
         if ran.exit_code is None or ran.exit_code in TIMED_OUT:
             return Verdict(resolved=False, reason=Reason.timeout, decided_by=Check.tests, flags=flags,
-                           detail=f"the tests ran past the task's {spec.verifier_seconds:g} s: {ran.output[-500:]}")
+                           detail=f"the tests ran past the task's {spec.verifier_seconds:g} s: {output[-500:]}")
+        if left:  # one of them may have written the reward, before or after the script's own write
+            flags.append(VerdictFlag(kind=FlagKind.left_running, detail=_few(left)))
+            return Verdict(resolved=False, reason=Reason.no_report, decided_by=Check.tests, flags=flags,
+                           detail=f"the tests left processes running ({_few(left, 3)}): the reward may be theirs, "
+                                  "not the tests'; it is not taken")
         reward = read_reward(task, ran.exit_code, await run.read(REWARD_JSON), await run.read(REWARD_TXT))
         if isinstance(reward, str):
             return Verdict(resolved=False, reason=Reason.no_report, decided_by=Check.tests, flags=flags,
-                           detail=f"{reward}; {shlex.quote(spec.script)} said: {ran.output[-500:]}")
+                           detail=f"{reward}; {shlex.quote(spec.script)} said: {output[-500:]}")
         resolved = reward >= self.threshold
         return Verdict(resolved=resolved, reason=None if resolved else Reason.tests_failed, decided_by=Check.tests,
                        reward=reward, flags=flags, detail="" if resolved else
-                       f"reward {reward:g} < {self.threshold:g}: {ran.output[-500:]}")
+                       f"reward {reward:g} < {self.threshold:g}: {output[-500:]}")

@@ -47,11 +47,13 @@ from factory.sandbox.git import (
     COMMIT,
     FACTORY_DIR,
     GIT,
+    GIT_DIR,
     borrow,
     commit_start_state,
     diff_script,
     git,
     init_git_dir,
+    stage,
 )
 from factory.sandbox.output import OutputBuffer
 
@@ -132,7 +134,8 @@ class DockerSandbox:
         source = image
         for again in (False, True):
             try:
-                image = await start_image(source, workdir, config.user, again=again)
+                # a start image drops the work dir's history: a terminal task's is part of its state
+                image = source if config.as_built else await start_image(source, workdir, config.user, again=again)
             except SandboxError as exc:
                 raise SandboxStartError(f"{exc}") from exc
             try:
@@ -214,6 +217,8 @@ class DockerSandbox:
         w = shlex.quote(self.workdir)
         steps = [f"{WAIT_READY} | grep -q '^ready '"] if self.waiting else []
         steps.append(f"cd {w}")
+        if self.config.as_built:
+            return await self._record_as_built(steps)
         history = REPO_GIT if self.on_start_image else ".git"
         if start.base_commit:  # the image's own history, before the agent has run anything
             steps.append(f"{git(history, '.')} checkout -q -f {shlex.quote(start.base_commit)}")
@@ -253,6 +258,21 @@ class DockerSandbox:
         self.start_commit = commit[0]
         self.waiting = False
         return after
+
+    async def _record_as_built(self, steps: list[str]) -> str:
+        """The work dir's start state committed in the factory's git dir, the work dir untouched
+        (`SandboxConfig.as_built`) but for its owner when the agent is not root."""
+        g = git(GIT_DIR, self.workdir)
+        owner = None if self.user == "root" else f"{self.uid}:{self.gid}"
+        steps += [*init_git_dir(), *([owned_by(owner, self.workdir)] if owner else []), stage(g, f"{FACTORY_DIR}/nested"),
+                  f"{g} commit -q --no-verify --allow-empty -m 'start state'", f"{g} rev-parse --verify HEAD"]
+        result = await self.exec(" && ".join(steps), timeout=600, user="root", output_limit=DIFF_LIMIT)
+        commit = result.output.split()[-1:]
+        if result.exit_code != 0 or not commit or not COMMIT.fullmatch(commit[0]):
+            raise SandboxError(f"could not record the start state of {self.workdir}: {result.output[-2000:]}")
+        self.start_commit = commit[0]
+        self.waiting = False
+        return ""
 
     async def close(self) -> None:
         """Remove the container. Safe to call twice and from any path, cancellation included.
