@@ -56,6 +56,19 @@ class Trial:
         return [path for path, data in self.restore.items() if data is None]
 
 
+@dataclass(frozen=True)
+class RootBuild:
+    """Root compiles a task's tests and hands each test binary to the tests' user, who cannot read a
+    test's source (`go_exec.py`, `rust_exec.py`): compiling runs none of the patch's code."""
+
+    files: dict[str, str]
+    """Root's programs, written before the run."""
+    setup: list[str]
+    """Root's lines before the run, the repo already root's and read-only."""
+    runner: str
+    """The line that runs the tests, as root (the tests' user runs only the binaries)."""
+
+
 class TestFramework(Protocol):
     """Runs a task's hidden tests in a trial container and grades them (`factory.verify.frameworks`)."""
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import shlex
 
 from factory.records import Task
-from factory.verify.frameworks.base import PRIVATE, TEST_UID
+from factory.verify.frameworks.base import PRIVATE, TEST_UID, RootBuild
 
 EXEC = f"{PRIVATE}/go-exec"
 BINARIES = "/tmp/factory-go-bin"
@@ -37,6 +37,15 @@ def root_builds(task: Task) -> bool:
         return False
     words = shlex.split(command)
     return words[:2] == ["go", "test"] and not any(w.startswith(("-exec", "-toolexec", "-overlay")) for w in words)
+
+
+def root_build(task: Task, run: str, tests_environment: str) -> RootBuild | None:
+    """Root runs the task's command (`run`, timed) with `go test -exec` set to the wrapper; None
+    when the command is not one plain `go test`."""
+    if not root_builds(task):
+        return None
+    return RootBuild(files={EXEC: wrapper(tests_environment)}, setup=setup(task.workdir),
+                     runner=f"env -i PATH=\"$PATH\" {environment()} {run}")
 
 
 def setup(workdir: str) -> list[str]:
