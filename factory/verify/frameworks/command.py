@@ -161,7 +161,7 @@ def _root_build(task: Task, trial: Trial) -> RootBuild | VerdictFlag | None:
     """How root compiles the tests and the tests' user runs the binaries (None: the tests' user runs
     the command; a flag: it does, and the verdict says why)."""
     return (go_exec.root_build(task, _run(task, trial), TESTS_ENVIRONMENT)
-            or rust_exec.root_build(task, trial.printed, trial.touched, _timed(trial), TESTS_ENVIRONMENT))
+            or rust_exec.root_build(task, trial.printed, trial.restore, trial.touched, _timed(trial), TESTS_ENVIRONMENT))
 
 
 def _timed(trial: Trial) -> str:

@@ -35,7 +35,12 @@ TARGET = "/tmp/factory-cargo"
 """Root's build folder. After the build its folders are 711 and its executables execute-only: the
 tests' user runs a test binary, or a binary of the crate a test names (`CARGO_BIN_EXE_*`), by
 its path, and reads nothing."""
-BUILT, LISTED, BUILD_CODE = f"{PRIVATE}/cargo-built.json", f"{PRIVATE}/cargo-tests", f"{PRIVATE}/build-code"
+BUILT, LISTED = f"{PRIVATE}/cargo-built.json", f"{PRIVATE}/cargo-tests"
+SCRIPTS, MANIFESTS = f"{PRIVATE}/build-scripts", f"{PRIVATE}/build-code-manifests"
+BUILD_CODE = re.compile(r"(^|[^A-Za-z0-9_-])build[^A-Za-z0-9_-]*=|proc[-_]macro", re.M)
+"""What a Cargo.toml that may declare build code holds: a `build` key, a proc macro (in comments
+too: a package taken for one by mistake is built as before, never the other way round); one
+pattern for grep -E and Python."""
 _SHELL = set("|&;<>()$`\\\"'*?[]{}~\n")
 _VALUED = frozenset({"-p", "--package", "--exclude", "-F", "--features", "--test", "--bin", "--example", "--bench",
                      "-j", "--jobs", "--profile", "--manifest-path", "--color"})
@@ -75,7 +80,7 @@ def read_command(task: Task) -> CargoTest | None:
     names: list[str] = []
     rest = iter(own)
     for word in rest:
-        if word in _FLAGS or word.startswith("--") and word.split("=", 1)[0] in _VALUED:
+        if word in _FLAGS or word.startswith("--") and "=" in word and word.split("=", 1)[0] in _VALUED:
             build.append(word)
         elif word in _VALUED:
             build += [word, next(rest, "")]
@@ -94,33 +99,47 @@ def applies(task: Task) -> bool:
 
 
 def readback(task: Task) -> str:
-    """Root's shell, in the repo with the patch applied: the folders of the packages with build
-    code (a build script, a `build =` key, a proc macro: compiling runs them), vendored ones too."""
+    """Root's shell, in the repo with the patch applied: the folders with a `build.rs` and the
+    manifests that may declare build code (`BUILD_CODE`), vendored crates' too."""
     if not applies(task):
         return ":"
     return "\n".join([
         f"find . -name .git -prune -o -name target -prune -o -name Cargo.toml -type f -print | while IFS= read -r m; do "
-        'd=${m%/Cargo.toml}; if [ -e "$d/build.rs" ] || grep -Eqs "(^|[^A-Za-z0-9_-])build[[:space:]]*=|proc[-_]macro" "$m"; '
-        f'then printf "%s\\n" "${{d#./}}"; fi; done > {BUILD_CODE}',
-        print_files([BUILD_CODE], "rust-build-code"),
+        f'd=${{m%/Cargo.toml}}; if [ -e "$d/build.rs" ]; then printf "%s\\n" "${{d#./}}" >&3; fi; '
+        f'if grep -Eqs {shlex.quote(BUILD_CODE.pattern)} "$m"; then printf "%s\\n" "${{m#./}}"; fi; '
+        f"done > {MANIFESTS} 3> {SCRIPTS}",
+        print_files([SCRIPTS, MANIFESTS], "rust-build-code"),
     ])
 
 
-def root_build(task: Task, printed: str, touched: list[str], timed: str, tests_environment: str) -> RootBuild | VerdictFlag | None:
+def built_by(printed: str, restore: dict[str, bytes | None]) -> list[str]:
+    """The package folders whose code compiling runs, as the tests will see the repo: the
+    manifests the policy put back are judged as put back (a new member's `proc-macro` is gone)."""
+    listed = printed_files(printed, "rust-build-code", [SCRIPTS, MANIFESTS])
+    scripts, manifests = ((listed[f] or b"").decode(errors="replace").split("\n") for f in (SCRIPTS, MANIFESTS))
+    judged = {m for m in manifests if m and m not in restore}
+    judged |= {m for m, text in restore.items() if m.endswith("Cargo.toml") and text is not None
+               and BUILD_CODE.search(text.decode(errors="replace"))}
+    return sorted({f for f in scripts if f} | {m.removesuffix("Cargo.toml").rstrip("/") or "." for m in judged})
+
+
+def root_build(task: Task, printed: str, restore: dict[str, bytes | None], touched: list[str], timed: str,
+               tests_environment: str) -> RootBuild | VerdictFlag | None:
     """How root builds and runs a Rust task's tests; a flag that says why the tests' user builds and
-    runs them as before (its tests' source readable to the code under test); None for no Rust task."""
-    cargo = read_command(task)
+    runs them as before (their source readable to the code under test); None for no Rust task.
+    `printed` is what `readback` printed, `restore` the files the policy put back."""
     if task.language != "rust" or task.tests.as_root:
         return None
+    cargo = read_command(task)
     if cargo is None:
         return _readable("the test command is not one plain `cargo test` whose options factory reads")
     if doc := _doc_tests(task):
         return _readable(f"doc-tests are graded ({doc[0]}): rustdoc builds and runs them itself")
-    folders = (printed_files(printed, "rust-build-code", [BUILD_CODE])[BUILD_CODE] or b"").decode(errors="replace").split("\n")
-    built_by = sorted({p for p in touched for f in folders if f and (f == "." or p.startswith(f"{f}/"))})
-    if built_by:
-        return _readable(f"the patch changes a package with build code (a build script or a proc macro): {', '.join(built_by[:3])}")
-    return RootBuild(files={EXEC: program(task, cargo, tests_environment)}, setup=setup(task.workdir),
+    folders = built_by(printed, restore)
+    changed = sorted({p for p in touched for f in folders if f == "." or p.startswith(f"{f}/")})
+    if changed:
+        return _readable(f"the patch changes a package with build code (a build script or a proc macro): {', '.join(changed[:3])}")
+    return RootBuild(files={EXEC: program(cargo, tests_environment)}, setup=setup(task.workdir),
                      runner=f"{timed} sh {EXEC} < /dev/null")
 
 
@@ -154,7 +173,7 @@ function value(key) {
 """
 
 
-def program(task: Task, cargo: CargoTest, tests_environment: str) -> str:
+def program(cargo: CargoTest, tests_environment: str) -> str:
     """Root's program: build the tests, open the build folder to execution only, run each test
     binary as the tests' user as cargo would (cargo exits 101 when a test or the build failed)."""
     as_tests = f"setpriv --reuid={TEST_UID} --regid={TEST_UID} --clear-groups"

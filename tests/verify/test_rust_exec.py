@@ -1,0 +1,94 @@
+"""Which Rust commands root compiles (`frameworks/rust_exec.py`): only a plain `cargo test ...` whose
+options are known, for tasks graded by no doc-test, and a patch that changes no package with build
+code; anything else runs as the tests' user, and the verdict says their source was readable."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+
+from factory.records import FlagKind, Task, TestSpec
+from factory.sandbox.printed import HEADER
+from factory.verify.frameworks import rust_exec
+from factory.verify.frameworks.base import RootBuild
+
+
+def task(command: str, language: str = "rust", as_root: bool = False, p2p: tuple[str, ...] = ()) -> Task:
+    return Task(instance_id="t", repo="r", problem_statement="", image="i", language=language,
+                FAIL_TO_PASS=["record_lines"], PASS_TO_PASS=list(p2p),
+                tests=TestSpec(framework="command", command=command, results="cargo", as_root=as_root))
+
+
+@pytest.mark.parametrize(("command", "build", "args"), [
+    ("cargo test --offline --no-fail-fast", ("--offline", "--no-fail-fast"), ()),
+    ("cargo test --test io_read_buf -- --nocapture", ("--test", "io_read_buf"), ("--nocapture",)),
+    ("cargo test -p core --features=serde parse -- --exact", ("-p", "core", "--features=serde"), ("parse", "--exact")),
+    ("cargo test --workspace --all-features --release", ("--workspace", "--all-features", "--release"), ()),
+])
+def test_a_plain_cargo_test_is_compiled_by_root(command, build, args):
+    cargo = rust_exec.read_command(task(command))
+    assert cargo is not None and (cargo.build, cargo.args) == (build, args)
+    assert cargo.fail_fast is ("--no-fail-fast" not in command)
+
+
+@pytest.mark.parametrize("command", [
+    "make test", "sh run-tests.sh", "cargo test | tee out", "cd x && cargo test", "cargo test --doc",
+    "cargo test --target x86_64-unknown-linux-musl", "cargo test --config target.x.runner='sh'", "cargo test -q",
+    "cargo test --target-dir /tmp/t", "cargo test --no-run", "RUSTFLAGS=-x cargo test", "cargo test a b",
+    "cargo test -Zunstable-options", "cargo nextest run", "cargo test -p",
+])
+def test_anything_else_runs_as_the_tests_user(command):
+    assert rust_exec.read_command(task(command)) is None
+    verdict = rust_exec.root_build(task(command), "", {}, [], "timeout 60", "HOME=/x")
+    assert verdict.kind is FlagKind.weak_controls and "not one plain `cargo test`" in verdict.detail
+
+
+def test_doc_tests_are_never_built_by_root():
+    # rustdoc builds and runs a doc-test itself: run as root, it would run the patch's code
+    graded = task("cargo test --offline", p2p=("src/lib.rs - Reader::new (line 12)",))
+    assert not rust_exec.applies(graded) and rust_exec.readback(graded) == ":"
+    assert "doc-tests are graded" in rust_exec.root_build(graded, "", {}, [], "timeout 60", "").detail
+
+
+def test_other_languages_and_root_tasks_are_left_alone():
+    assert rust_exec.root_build(task("cargo test", language="go"), "", {}, [], "timeout 60", "") is None
+    assert rust_exec.root_build(task("cargo test", as_root=True), "", {}, [], "timeout 60", "") is None
+
+
+def printed(scripts: str = "", manifests: str = "") -> str:
+    """What `readback` prints: folders with a build.rs, manifests that may declare build code."""
+    files = [scripts, manifests]
+    return "".join(f"{HEADER} rust-build-code {i} 1\n{base64.b64encode(text.encode()).decode()}\n" for i, text in enumerate(files))
+
+
+def build(listed: str, touched: list[str], restore: dict[str, bytes | None] | None = None):
+    return rust_exec.root_build(task("cargo test --offline"), listed, restore or {}, touched, "timeout 60", "HOME=/t")
+
+
+def test_a_patch_into_a_package_with_build_code_is_built_by_the_tests_user():
+    # compiling a package with a build script or a proc macro runs its code: never the patch's as root
+    listed = printed("gen\n", "macros/Cargo.toml\nvendor/serde_derive/Cargo.toml\n")
+    assert isinstance(build(listed, ["src/lib.rs", "macros.rs", "general/x.rs"]), RootBuild)
+    for path in ("macros/src/lib.rs", "gen/src/x.rs", "vendor/serde_derive/src/lib.rs"):
+        flag = build(listed, ["src/lib.rs", path])
+        assert flag.kind is FlagKind.weak_controls and path in flag.detail
+    assert not isinstance(build(printed("", "Cargo.toml\n"), ["src/lib.rs"]), RootBuild)  # the root package's
+
+
+def test_build_code_is_judged_as_the_policy_put_it_back():
+    # a new member's `proc-macro = true` is put back (gone): no downgrade to the readable path by adding one;
+    # a start-state proc macro whose manifest the patch emptied is put back (there) and counts
+    listed = printed("", "forge/Cargo.toml\n")
+    assert isinstance(build(listed, ["forge/src/lib.rs"], {"forge/Cargo.toml": b'[package]\nname = "forge"\n'}), RootBuild)
+    assert isinstance(build(listed, ["forge/src/lib.rs"], {"forge/Cargo.toml": None}), RootBuild)
+    put_back = {"macros/Cargo.toml": b'[package]\nname = "m"\n\n[lib]\nproc-macro = true\n'}
+    assert not isinstance(build(printed(), ["macros/src/lib.rs"], put_back), RootBuild)
+
+
+def test_root_builds_with_the_commands_options_and_runs_binaries_as_the_tests_user():
+    built = build(printed(), ["src/lib.rs"])
+    assert built.runner == f"timeout 60 sh {rust_exec.EXEC} < /dev/null"
+    program = built.files[rust_exec.EXEC]
+    assert "cargo test --no-run --message-format=json-render-diagnostics --offline" in program
+    assert "setpriv --reuid=1000" in program and "HOME=/t" in program
