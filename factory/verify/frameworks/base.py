@@ -26,6 +26,8 @@ PRIVATE = "/root/factory-verify"
 """The job, the setup script, the report: root only."""
 TEST_UID = 1000
 """The tests run as this user, which owns nothing in the repo."""
+SHELL_SYNTAX = frozenset("|&;<>()$`\\\"'*?[]{}~\n")
+"""A command holding any of these is more than one plain program with words: root does not run it."""
 
 
 @dataclass

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from factory.records import FlagKind, Task, VerdictFlag
 from factory.sandbox.printed import print_files, printed_files
-from factory.verify.frameworks.base import PRIVATE, TEST_UID, RootBuild
+from factory.verify.frameworks.base import PRIVATE, SHELL_SYNTAX, TEST_UID, RootBuild
 
 EXEC = f"{PRIVATE}/cargo-exec"
 TARGET = "/tmp/factory-cargo"
@@ -41,7 +41,6 @@ BUILD_CODE = re.compile(r"(^|[^A-Za-z0-9_-])build[^A-Za-z0-9_-]*=|proc[-_]macro"
 """What a Cargo.toml that may declare build code holds: a `build` key, a proc macro (in comments
 too: a package taken for one by mistake is built as before, never the other way round); one
 pattern for grep -E and Python."""
-_SHELL = set("|&;<>()$`\\\"'*?[]{}~\n")
 _VALUED = frozenset({"-p", "--package", "--exclude", "-F", "--features", "--test", "--bin", "--example", "--bench",
                      "-j", "--jobs", "--profile", "--manifest-path", "--color"})
 _FLAGS = frozenset({"--workspace", "--all", "--lib", "--bins", "--tests", "--examples", "--benches", "--all-targets",
@@ -70,7 +69,7 @@ class CargoTest:
 def read_command(task: Task) -> CargoTest | None:
     """The task's command if it is one plain `cargo test ...` whose every option this module knows."""
     command = task.tests.command or ""
-    if task.language != "rust" or task.tests.as_root or any(c in _SHELL for c in command):
+    if task.language != "rust" or task.tests.as_root or any(c in SHELL_SYNTAX for c in command):
         return None
     words = shlex.split(command)
     if words[:2] != ["cargo", "test"]:
