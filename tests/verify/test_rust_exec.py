@@ -5,13 +5,18 @@ code; anything else runs as the tests' user, and the verdict says their source w
 from __future__ import annotations
 
 import base64
+import subprocess
 
 import pytest
 
-from factory.records import FlagKind, Task, TestSpec
+from factory.records import FlagKind, Task, TestSpec, TestStatus
 from factory.sandbox.printed import HEADER
 from factory.verify.frameworks import rust_exec
-from factory.verify.frameworks.base import RootBuild
+from factory.verify.frameworks.base import PRIVATE, RootBuild
+from factory.verify.frameworks.command import REPORT_DIR, SCRATCH, TESTS_ENVIRONMENT
+from factory.verify.frameworks.copies.base import COPY_WRITERS
+from factory.verify.results import read, status_of
+from tests.verify.copies.realrun import check, demo_tasks, gold_repo, plant
 
 
 def task(command: str, language: str = "rust", as_root: bool = False, p2p: tuple[str, ...] = ()) -> Task:
@@ -92,3 +97,35 @@ def test_root_builds_with_the_commands_options_and_runs_binaries_as_the_tests_us
     program = built.files[rust_exec.EXEC]
     assert "cargo test --no-run --message-format=json-render-diagnostics --offline" in program
     assert "setpriv --reuid=1000" in program and "HOME=/t" in program
+
+
+PROBE = """#[test]
+fn sources_are_unreadable() {
+    for path in ["tests/reader.rs", "src/lib.rs", "/proc/self/exe"] {
+        assert!(std::fs::File::open(path).is_err(), "{} is readable", path);
+    }
+}
+"""
+
+
+@pytest.mark.docker
+@pytest.mark.parametrize("demo", demo_tasks("demo-rust"), ids=lambda t: t.instance_id.rsplit(".", 1)[-1])
+def test_every_demo_gold_fix_passes_built_by_root_and_its_copies_fail(tmp_path, demo):
+    # root's program on the gold fix with the copies planted and a test of the tests' reach: the
+    # output reads as cargo test's, every original passes, every copy fails, and no source is readable
+    work = gold_repo(tmp_path, "demo-rust", demo)
+    copies = plant(work, COPY_WRITERS.get("rust"), demo, seed=7)
+    (work / "tests/zz_probe.rs").write_text(PROBE)
+    program = rust_exec.program(rust_exec.read_command(demo), TESTS_ENVIRONMENT)
+    (work / "cargo-exec").write_text(program)
+    script = "\n".join([
+        "cp -r /w /testbed && cd /testbed && chown -R root:root . && chmod -R go-w .", *rust_exec.setup("/testbed"),
+        f"mkdir -p {PRIVATE} {SCRATCH}/home {SCRATCH}/tmp {REPORT_DIR} && chown -R 1000:1000 {SCRATCH}",
+        f"mv cargo-exec {rust_exec.EXEC} && sh {rust_exec.EXEC} 2>&1"])
+    done = subprocess.run(["docker", "run", "--rm", "--network", "none", "--label", "factory.test=rust-exec",
+                           "-v", f"{work}:/w:ro", "factory/rust:1", "sh", "-c", script],
+                          capture_output=True, text=True, timeout=900)
+    results = read("cargo", done.stdout, exit_code=done.returncode)
+    check(results, demo, copies)
+    assert status_of(results, "sources_are_unreadable")[0] is TestStatus.passed, done.stdout[-3000:]
+    assert "Running unittests src/lib.rs (" in done.stdout and "Running tests/reader.rs (" in done.stdout

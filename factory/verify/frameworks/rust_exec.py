@@ -15,8 +15,8 @@ Root must not run the patch's code, so the tests run as today (the tests' user b
 them, and can read their source; the verdict says so) when: the command is not one plain
 `cargo test` this module can read; a FAIL_TO_PASS or PASS_TO_PASS test is a doc-test (rustdoc
 builds and runs those itself); or the patch changes a file of a package that has a build script
-or is a proc macro (`readback` lists them, as cargo would find them). The diff policy keeps the
-patch from adding either, and refuses an `include_str!`/`include_bytes!` that may carry a test
+or is a proc macro (`readback` lists them; `built_by` judges them as the policy left them). The
+diff policy keeps the patch from adding either, and refuses an `include_str!`/`include_bytes!` that may carry a test
 file into the binary (`languages/rust.py`).
 """
 
@@ -182,8 +182,8 @@ def program(cargo: CargoTest, tests_environment: str) -> str:
         f"rm -rf {TARGET} && mkdir -m 700 {TARGET} && mkdir -p {PRIVATE}/home {PRIVATE}/cargo || exit 1",
         f'env -i PATH="$PATH" {environment()} cargo test --no-run --message-format=json-render-diagnostics '
         f"{shlex.join(cargo.build)} > {BUILT}",
-        "status=$?",
-        *(['[ "$status" -eq 0 ] || exit "$status"'] if cargo.fail_fast else []),
+        "status=$?",  # a build that failed runs no test, as under cargo test (with --no-fail-fast too)
+        '[ "$status" -eq 0 ] || exit "$status"',
         # integration tests may write to CARGO_TARGET_TMPDIR (compiled in as $TARGET/tmp)
         f"chmod -R go= {TARGET} && find {TARGET} -type d -exec chmod 711 {{}} + && "
         f"find {TARGET} -type f -perm -u+x -exec chmod 711 {{}} + && mkdir -p {TARGET}/tmp && "
