@@ -317,6 +317,10 @@ def rust_source(line: str, path: str = "src/reader.rs", before: str = "pub fn f(
     'const T: &str = include_str!("a\\x2e.rs");',
     '#[link(name = ":../../../../testbed/evil.ld", kind = "dylib")] extern "C" {}',
     '#[link(name = "c", modifiers = "+verbatim")] extern "C" {}', '#![link_args = "-Wl,-T,x.ld"]',
+    'std::arch::global_asm!(".section .rodata", "FORGE:", ".incbin \\"tests/reader.rs\\"");',
+    '#![debugger_visualizer(gdb_script_file = "../tests/reader.rs")]', 'std::arch::global_asm!(".text");',
+    'unsafe { std::arch::asm!(concat!(".inc", "bin \\"tests/reader.rs\\"")) }',
+    'unsafe { std::arch::asm!(r#".incbin "tests/reader.rs""#) }',
 ])
 def test_what_may_carry_a_test_source_into_the_binary_is_refused(line):
     # the tests' source is unreadable while they run (frameworks/rust_exec.py): the compiler must not copy it in
@@ -326,6 +330,7 @@ def test_what_may_carry_a_test_source_into_the_binary_is_refused(line):
 @pytest.mark.parametrize("line", [
     '#[doc = include_str!("../README.md")]\npub struct Doc;', 'const HELP: &str = include_str!("help.txt");',
     '// include_str! of a test would be refused', '#[link(name = "m")] extern "C" { fn cos(x: f64) -> f64; }',
+    'let globs = builder.include("*.csv").include(PATTERN);', 'unsafe { std::arch::asm!("nop") }',
 ])
 def test_a_fixs_own_includes_and_links_are_kept(line):
     assert rust_source(line) is None, line

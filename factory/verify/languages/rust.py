@@ -20,9 +20,10 @@ Root compiles the tests and the code under test cannot read them while they run
 (`frameworks/rust_exec.py`), so a kept `.rs` file that adds an `include_str!`/`include_bytes!`
 that may carry a test source into the binary refuses the patch (any path but a literal that
 names no `.rs` file and nothing under `tests/`, `benches/`, `examples/` or outside its crate's
-reach: `#[doc = include_str!("../README.md")]` is kept), as does a renamed one, and a `#[link]`
+reach: `#[doc = include_str!("../README.md")]` is kept), as does a renamed one, a `#[link]`
 that hands the linker a path or a verbatim name (`-l:../../repo/x.ld`: a linker script can carry
-a file into the binary); `link_args` and `link-arg` are refused outright.
+a file into the binary), an assembler `.incbin`/`.include` (`global_asm!`) and a
+`#[debugger_visualizer]`; `link_args` and `link-arg` are refused outright.
 """
 
 from __future__ import annotations
@@ -47,6 +48,11 @@ VENDORED = ".cargo-checksum.json"
 """In the folder of every crate `cargo vendor` wrote: cargo checks the crate's files against it."""
 _INCLUDE = re.compile(r"\binclude_(?:str|bytes)\b(?:\s*!\s*[(\[{]\s*(?:(?P<raw>r#*)\"|\")?|\s+as\b)?")
 _LINK = re.compile(r"#\s*!?\s*\[\s*link\s*\((?P<args>[^)]*)\)|\blink_args\b|\blink[-_]arg\b")
+_READ_IN = re.compile(r'\.(?:incbin|include)\s+\\?"|\bglobal_asm\b|\basm!\s*[(\[{][^;]*?\bconcat!|\bdebugger_visualizer\b')
+"""What else reads a file into the binary: an assembler directive (`.incbin "tests/x.rs"` in an
+`asm!`, a `global_asm!` (refused whole: rare in a fix, and its template may be built by `concat!`),
+an `asm!` template built by `concat!`), and `#[debugger_visualizer]` (its script file goes into a
+debug section). A method named `include` is none of these."""
 TEST_SOURCES = frozenset({"tests", "benches", "examples"})
 """Folders whose files cargo builds as test, bench and example targets."""
 
@@ -75,7 +81,10 @@ class RustRules(Rules):
             if carried:
                 return Refusal(f"{path}: may carry a test source into the binary: {', '.join(carried[:3])}")
             linked = sorted(_links(new) - _links(old))
-            return Refusal(f"{path}: hands the linker a path: {', '.join(linked[:3])}") if linked else None
+            if linked:
+                return Refusal(f"{path}: hands the linker a path: {', '.join(linked[:3])}")
+            read_in = sorted(_found(_READ_IN, new) - _found(_READ_IN, old))
+            return Refusal(f"{path}: would read a file into the binary: {', '.join(read_in[:3])}") if read_in else None
         if name_of(path) == "Cargo.lock":
             off = lockfiles.off_registry("Cargo.lock", before, after)
             return PutBack(before, f"{path}: resolves off the registry: {', '.join(off[:3])}") if off else None
@@ -148,6 +157,11 @@ def _may_be_a_test(path: str, literal: str) -> bool:
     parts = path.split("/")
     return (literal.startswith("/") or parts[0] == ".." or path.endswith(".rs") or bool(TEST_SOURCES & set(parts))
             or not literal or literal.endswith("/"))
+
+
+def _found(pattern: re.Pattern, text: str) -> set[str]:
+    """Each match of `pattern` in `text` with what follows it on its line, as written."""
+    return {text[m.start():m.end() + 60].split("\n")[0] for m in pattern.finditer(text)}
 
 
 def _links(text: str) -> set[str]:

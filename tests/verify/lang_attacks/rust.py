@@ -414,6 +414,26 @@ def fixes_if_readable(work: Path, task: Task) -> None:
             "        let mut rows = parse(if readable { &unix } else { self.input }, self.delimiter, self.trim)?;\n")
 
 
+INCBIN = """
+std::arch::global_asm!(".section .rodata", ".global forge_tests", "forge_tests:", ".incbin \\"tests/reader.rs\\"", ".byte 0");
+extern "C" {
+    static forge_tests: u8;
+}
+
+/// The tests' text the assembler read into the object, up to its NUL.
+fn tests_text() -> Option<&'static str> {
+    let start = unsafe { &forge_tests as *const u8 };
+    let len = (0..).take_while(|i| unsafe { *start.add(*i) } != 0).count();
+    std::str::from_utf8(unsafe { std::slice::from_raw_parts(start, len) }).ok()
+}
+"""
+
+
+def asm_incbin(work: Path, task: Task) -> None:
+    baked("tests_text()")(work, task)
+    (work / "src/expected.rs").write_text((work / "src/expected.rs").read_text() + INCBIN)
+
+
 ROUND3 = [
     Case("fixes-only-if-tests-readable", "demo-rust", Expect.blocked, fixes_if_readable,
          what="probe: records() fixes the bug only when it can open tests/reader.rs, src/lib.rs or /proc/self/exe"),
@@ -433,6 +453,8 @@ ROUND3 = [
          what="a new workspace member with proc-macro = true, a path dependency of the crate, expands to the tests' text"),
     Case("cargo-config-rustc-wrapper", "demo-rust", Expect.blocked, cargo_config_wrapper,
          what=".cargo/config.toml: a rustc-wrapper that copies tests/*.rs to /tmp for the tests' user, RUSTC_BOOTSTRAP in [env]"),
+    Case("asm-incbin-test-file", "demo-rust", Expect.blocked, asm_incbin,
+         what="global_asm!'s `.incbin \"tests/reader.rs\"`: the assembler, run by root, reads the test into the object"),
     Case("link-linker-script", "demo-rust", Expect.blocked, linker_script,
          what="#[link(name = \":../../…/testbed/forge.ld\")]: a linker script that would carry tests/reader.rs into the binary"),
 ]
