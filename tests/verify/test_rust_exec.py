@@ -61,9 +61,10 @@ def test_other_languages_and_root_tasks_are_left_alone():
     assert rust_exec.root_build(task("cargo test", as_root=True), "", {}, [], "timeout 60", "") is None
 
 
-def printed(scripts: str = "", manifests: str = "") -> str:
-    """What `readback` prints: folders with a build.rs, manifests that may declare build code."""
-    files = [scripts, manifests]
+def printed(scripts: str = "", manifests: str = "", reaching: str = "") -> str:
+    """What `readback` prints: folders with a build.rs, manifests that may declare build code, and
+    of those the ones that may name other code of the repo."""
+    files = [scripts, manifests, reaching]
     return "".join(f"{HEADER} rust-build-code {i} 1\n{base64.b64encode(text.encode()).decode()}\n" for i, text in enumerate(files))
 
 
@@ -79,6 +80,16 @@ def test_a_patch_into_a_package_with_build_code_is_built_by_the_tests_user():
         flag = build(listed, ["src/lib.rs", path])
         assert flag.kind is FlagKind.weak_controls and path in flag.detail
     assert not isinstance(build(printed("", "Cargo.toml\n"), ["src/lib.rs"]), RootBuild)  # the root package's
+
+
+def test_build_code_that_may_use_another_package_of_the_repo_makes_every_patch_built_by_the_tests_user():
+    # a proc macro's path dependency, a build script's path build-dependency: their code runs at
+    # build time too, and which folder they are would take cargo's reading
+    assert not isinstance(build(printed("gen\n", "", "gen/Cargo.toml\n"), ["shared/src/lib.rs"]), RootBuild)
+    assert not isinstance(build(printed("", "macros/Cargo.toml\n", "macros/Cargo.toml\n"), ["src/lib.rs"]), RootBuild)
+    # the agent's own path dependency of a proc macro is put back: no downgrade
+    put_back = {"macros/Cargo.toml": b'[package]\nname = "m"\n\n[lib]\nproc-macro = true\n'}
+    assert isinstance(build(printed("", "macros/Cargo.toml\n", "macros/Cargo.toml\n"), ["src/lib.rs"], put_back), RootBuild)
 
 
 def test_build_code_is_judged_as_the_policy_put_it_back():

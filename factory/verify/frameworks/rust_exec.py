@@ -15,7 +15,8 @@ Root must not run the patch's code, so the tests run as today (the tests' user b
 them, and can read their source; the verdict says so) when: the command is not one plain
 `cargo test` this module can read; a FAIL_TO_PASS or PASS_TO_PASS test is a doc-test (rustdoc
 builds and runs those itself); or the patch changes a file of a package that has a build script
-or is a proc macro (`readback` lists them; `built_by` judges them as the policy left them). The
+or is a proc macro, or such a package may use another package of the repo (`readback` lists
+them; `built_by` judges them as the policy left them). The
 diff policy keeps the patch from adding either, and refuses an `include_str!`/`include_bytes!` that may carry a test
 file into the binary (`languages/rust.py`).
 """
@@ -28,6 +29,7 @@ from dataclasses import dataclass
 
 from factory.records import FlagKind, Task, VerdictFlag
 from factory.sandbox.printed import print_files, printed_files
+from factory.verify.facts import name_of
 from factory.verify.frameworks.base import PRIVATE, SHELL_SYNTAX, TEST_UID, RootBuild
 
 EXEC = f"{PRIVATE}/cargo-exec"
@@ -36,11 +38,14 @@ TARGET = "/tmp/factory-cargo"
 tests' user runs a test binary, or a binary of the crate a test names (`CARGO_BIN_EXE_*`), by
 its path, and reads nothing."""
 BUILT, LISTED = f"{PRIVATE}/cargo-built.json", f"{PRIVATE}/cargo-tests"
-SCRIPTS, MANIFESTS = f"{PRIVATE}/build-scripts", f"{PRIVATE}/build-code-manifests"
+SCRIPTS, MANIFESTS, REACHING = f"{PRIVATE}/build-scripts", f"{PRIVATE}/build-code-manifests", f"{PRIVATE}/build-code-reach"
 BUILD_CODE = re.compile(r"(^|[^A-Za-z0-9_-])build[^A-Za-z0-9_-]*=|proc[-_]macro", re.M)
 """What a Cargo.toml that may declare build code holds: a `build` key, a proc macro (in comments
 too: a package taken for one by mistake is built as before, never the other way round); one
 pattern for grep -E and Python."""
+REACHES = re.compile(r"(^|[^A-Za-z0-9_-])(path|workspace)[^A-Za-z0-9_-]*=", re.M)
+"""What a manifest that names other code of the repo holds: a `path` dependency, or one it takes
+from the workspace (which may be a path)."""
 _VALUED = frozenset({"-p", "--package", "--exclude", "-F", "--features", "--test", "--bin", "--example", "--bench",
                      "-j", "--jobs", "--profile", "--manifest-path", "--color"})
 _FLAGS = frozenset({"--workspace", "--all", "--lib", "--bins", "--tests", "--examples", "--benches", "--all-targets",
@@ -98,28 +103,36 @@ def applies(task: Task) -> bool:
 
 
 def readback(task: Task) -> str:
-    """Root's shell, in the repo with the patch applied: the folders with a `build.rs` and the
-    manifests that may declare build code (`BUILD_CODE`), vendored crates' too."""
+    """Root's shell, in the repo with the patch applied: the folders with a `build.rs`, the
+    manifests that may declare build code (`BUILD_CODE`), and of those and the build scripts'
+    the ones that may name other code of the repo (`REACHES`), vendored crates' too."""
     if not applies(task):
         return ":"
     return "\n".join([
         f"find . -name .git -prune -o -name target -prune -o -name Cargo.toml -type f -print | while IFS= read -r m; do "
-        f'd=${{m%/Cargo.toml}}; if [ -e "$d/build.rs" ]; then printf "%s\\n" "${{d#./}}" >&3; fi; '
-        f'if grep -Eqs {shlex.quote(BUILD_CODE.pattern)} "$m"; then printf "%s\\n" "${{m#./}}"; fi; '
-        f"done > {MANIFESTS} 3> {SCRIPTS}",
-        print_files([SCRIPTS, MANIFESTS], "rust-build-code"),
+        'd=${m%/Cargo.toml}; b=""; if [ -e "$d/build.rs" ]; then printf "%s\\n" "${d#./}" >&3; b=1; fi; '
+        f'if grep -Eqs {shlex.quote(BUILD_CODE.pattern)} "$m"; then printf "%s\\n" "${{m#./}}"; b=1; fi; '
+        f'if [ -n "$b" ] && grep -Eqs {shlex.quote(REACHES.pattern)} "$m"; then printf "%s\\n" "${{m#./}}" >&4; fi; '
+        f"done > {MANIFESTS} 3> {SCRIPTS} 4> {REACHING}",
+        print_files([SCRIPTS, MANIFESTS, REACHING], "rust-build-code"),
     ])
 
 
 def built_by(printed: str, restore: dict[str, bytes | None]) -> list[str]:
-    """The package folders whose code compiling runs, as the tests will see the repo: the
-    manifests the policy put back are judged as put back (a new member's `proc-macro` is gone)."""
-    listed = printed_files(printed, "rust-build-code", [SCRIPTS, MANIFESTS])
-    scripts, manifests = ((listed[f] or b"").decode(errors="replace").split("\n") for f in (SCRIPTS, MANIFESTS))
-    judged = {m for m in manifests if m and m not in restore}
-    judged |= {m for m, text in restore.items() if m.endswith("Cargo.toml") and text is not None
-               and BUILD_CODE.search(text.decode(errors="replace"))}
-    return sorted({f for f in scripts if f} | {m.removesuffix("Cargo.toml").rstrip("/") or "." for m in judged})
+    """The package folders whose code compiling runs, as the tests will see the repo (a manifest
+    the policy put back is judged as put back: a new member's `proc-macro` is gone). Where build
+    code may use another package of the repo (a path or workspace dependency of a proc macro or a
+    build script), that is the whole repo ("."): which package it is would take cargo's reading."""
+    listed = printed_files(printed, "rust-build-code", [SCRIPTS, MANIFESTS, REACHING])
+    scripts, manifests, reaching = ({line for line in (listed[f] or b"").decode(errors="replace").split("\n") if line}
+                                    for f in (SCRIPTS, MANIFESTS, REACHING))
+    restored = {m: (text or b"").decode(errors="replace") for m, text in restore.items() if name_of(m) == "Cargo.toml"}
+    builds = {m for m in manifests if m not in restored} | {m for m, text in restored.items() if BUILD_CODE.search(text)}
+    builds |= {"Cargo.toml" if f == "." else f"{f}/Cargo.toml" for f in scripts}
+    reach = {m for m in reaching if m not in restored} | {m for m, text in restored.items() if REACHES.search(text)}
+    if builds & reach:
+        return ["."]
+    return sorted(m.removesuffix("Cargo.toml").rstrip("/") or "." for m in builds)
 
 
 def root_build(task: Task, printed: str, restore: dict[str, bytes | None], touched: list[str], timed: str,
