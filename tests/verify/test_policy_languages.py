@@ -128,7 +128,7 @@ def test_the_script_the_task_command_names_is_the_runners():
 
 def test_the_manifests_are_read_after_the_apply():
     decision = judge("rust", "Cargo.toml", "Cargo.lock", "src/lib.rs")
-    assert decision.judged_after == ["Cargo.lock", "Cargo.toml"]
+    assert decision.judged_after == ["Cargo.lock", "Cargo.toml", "src/lib.rs"]
     assert judge("go", "go.mod", "a.go", "README.md").judged_after == ["a.go", "go.mod"]
     assert judge("javascript", "package.json", "yarn.lock", "lib/a.js").judged_after == ["package.json", "yarn.lock"]
     assert judge("java", "pom.xml", "src/main/java/A.java").judged_after == ["pom.xml"]
@@ -283,6 +283,59 @@ def test_a_cargo_lock_that_leaves_the_registry_is_put_back():
     assert after("rust", "Cargo.lock", start, start.replace("2.5.0", "2.7.1")) is None
     git = start.replace("registry+https://github.com/rust-lang/crates.io-index", "git+https://example.com/memchr#abc")
     assert isinstance(after("rust", "Cargo.lock", start, git), PutBack)
+
+
+def test_a_new_workspace_member_gets_no_build_code():
+    # root compiles the tests (frameworks/rust_exec.py): a proc macro or a build script of the
+    # patch's would run as root, and could read the tests
+    member = '[package]\nname = "m"\nversion = "0.1.0"\nbuild = "gen.rs"\n\n[lib]\nproc-macro = true\n'
+    judged = after("rust", "crates/m/Cargo.toml", None, member)
+    assert isinstance(judged, PutBack)
+    merged = tomllib.loads(judged.content.decode())
+    assert "lib" not in merged and "build" not in merged["package"] and merged["package"]["name"] == "m"
+    assert texts(judge("rust", "crates/m/build.rs", "crates/m/Cargo.toml").flags) == ["dropped test configuration: crates/m/build.rs"]
+
+
+def test_a_vendored_crate_is_left_out():
+    files = frozenset({"Cargo.toml", "vendor/serde_derive/Cargo.toml", "vendor/serde_derive/.cargo-checksum.json"})
+    decision = judge("rust", "vendor/serde_derive/src/lib.rs", "vendor/serde_derive/.cargo-checksum.json", "src/lib.rs",
+                     files=files)
+    assert sorted(texts(decision.flags)) == ["dropped test configuration: vendor/serde_derive/.cargo-checksum.json",
+                                             "dropped test configuration: vendor/serde_derive/src/lib.rs"]
+
+
+def rust_source(line: str, path: str = "src/reader.rs", before: str = "pub fn f() {}\n"):
+    return rules_for("rust").judge(path, before.encode(), (before + line + "\n").encode(), RepoFacts(language="rust"))
+
+
+@pytest.mark.parametrize("line", [
+    'const T: &str = include_str!("../tests/reader.rs");', 'const T: &[u8] = include_bytes!("lib.rs");',
+    'const T: &str = include_str!(r#"../benches/b.txt"#);', 'const T: &str = core::include_str!["../examples/e.txt"];',
+    'const T: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/reader.rs"));',
+    'macro_rules! grab { ($p:expr) => { include_str!($p) } }', 'use std::include_bytes as grab;',
+    'const T: &str = include_str!("../../outside.txt");', 'const T: &str = include_str!("/testbed/tests/reader.rs");',
+    'const T: &str = include_str!("a\\x2e.rs");',
+    '#[link(name = ":../../../../testbed/evil.ld", kind = "dylib")] extern "C" {}',
+    '#[link(name = "c", modifiers = "+verbatim")] extern "C" {}', '#![link_args = "-Wl,-T,x.ld"]',
+    'std::arch::global_asm!(".section .rodata", "FORGE:", ".incbin \\"tests/reader.rs\\"");',
+    '#![debugger_visualizer(gdb_script_file = "../tests/reader.rs")]', 'std::arch::global_asm!(".text");',
+    'unsafe { std::arch::asm!(concat!(".inc", "bin \\"tests/reader.rs\\"")) }',
+    'unsafe { std::arch::asm!(r#".incbin "tests/reader.rs""#) }',
+])
+def test_what_may_carry_a_test_source_into_the_binary_is_refused(line):
+    # the tests' source is unreadable while they run (frameworks/rust_exec.py): the compiler must not copy it in
+    assert isinstance(rust_source(line), Refusal), line
+
+
+@pytest.mark.parametrize("line", [
+    '#[doc = include_str!("../README.md")]\npub struct Doc;', 'const HELP: &str = include_str!("help.txt");',
+    '// include_str! of a test would be refused', '#[link(name = "m")] extern "C" { fn cos(x: f64) -> f64; }',
+    'let globs = builder.include("*.csv").include(PATTERN);', 'unsafe { std::arch::asm!("nop") }',
+])
+def test_a_fixs_own_includes_and_links_are_kept(line):
+    assert rust_source(line) is None, line
+    there = 'const T: &str = include_str!("../tests/reader.rs");\n'
+    assert rust_source("pub fn g() {}", before=there) is None  # there before the patch: not the agent's
 
 
 # ---------------------------------------------------------------------- Java: pom.xml

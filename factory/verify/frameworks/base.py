@@ -26,6 +26,8 @@ PRIVATE = "/root/factory-verify"
 """The job, the setup script, the report: root only."""
 TEST_UID = 1000
 """The tests run as this user, which owns nothing in the repo."""
+SHELL_SYNTAX = frozenset("|&;<>()$`\\\"'*?[]{}~\n")
+"""A command holding any of these is more than one plain program with words: root does not run it."""
 
 
 @dataclass
@@ -54,6 +56,19 @@ class Trial:
 
     def removed(self) -> list[str]:
         return [path for path, data in self.restore.items() if data is None]
+
+
+@dataclass(frozen=True)
+class RootBuild:
+    """Root compiles a task's tests and hands each test binary to the tests' user, who cannot read a
+    test's source (`go_exec.py`, `rust_exec.py`): compiling runs none of the patch's code."""
+
+    files: dict[str, str]
+    """Root's programs, written before the run."""
+    setup: list[str]
+    """Root's lines before the run, the repo already root's and read-only."""
+    runner: str
+    """The line that runs the tests, as root (the tests' user runs only the binaries)."""
 
 
 class TestFramework(Protocol):

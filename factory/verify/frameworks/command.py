@@ -9,7 +9,8 @@ cargo): the task's command runs as the tests' user, and the report is read and g
                   build caches, REPORT_DIR)
     run:          the command as TEST_UID, stdin empty, its output into a root-owned file, under
                   `timeout`; then every process of TEST_UID is killed, so nothing writes after
-                  (a plain `go test`: compiled by root, each binary run as TEST_UID, `go_exec.py`)
+                  (a plain `go test` or `cargo test`: compiled by root, each binary run as TEST_UID,
+                  who cannot read the tests' source: `go_exec.py`, `rust_exec.py`)
     read:         exit status, output and the report file come back in root's output
                   (`factory.sandbox.printed`) ─► `results.read` ─► canary and copies ─► `results.grade`
 
@@ -42,8 +43,8 @@ from factory.records import (
 from factory.sandbox.backend import DIFF_LIMIT
 from factory.sandbox.printed import print_files, printed_files
 from factory.verify import results
-from factory.verify.frameworks import go_exec
-from factory.verify.frameworks.base import PRIVATE, TEST_UID, Trial
+from factory.verify.frameworks import go_exec, rust_exec
+from factory.verify.frameworks.base import PRIVATE, TEST_UID, RootBuild, Trial
 from factory.verify.frameworks.canary import CANARIES, canary_names
 from factory.verify.frameworks.copies import plant
 from factory.verify.frameworks.copies.base import Copies
@@ -66,7 +67,7 @@ AS_ROOT = VerdictFlag(kind=FlagKind.weak_controls, detail=(
 
 class CommandFramework:
     def readback(self, task: Task, touched: list[str]) -> str:
-        return plant.readback(task)
+        return f"{plant.readback(task)}\n{rust_exec.readback(task)}"
 
     async def run(self, trial: Trial) -> Verdict:
         task, sandbox = trial.task, trial.sandbox
@@ -74,16 +75,17 @@ class CommandFramework:
         reader = results.reader(spec.results)  # an unknown reader fails before anything runs
         # pure CPU on a few test files: off the event loop, as pytest's planning is
         copies, weak = await asyncio.to_thread(plant.planned, task, trial.printed, random.SystemRandom())
+        by_root = _root_build(task, trial)
         await sandbox.write_files({**trial.restored_files(), **{path: text.encode() for path, text in copies.files.items()},
-                                   f"{PRIVATE}/run.sh": _script(task, trial),
-                                   **({go_exec.EXEC: go_exec.wrapper(TESTS_ENVIRONMENT)} if go_exec.root_builds(task) else {})},
+                                   f"{PRIVATE}/run.sh": _script(task, trial, by_root),
+                                   **(by_root.files if isinstance(by_root, RootBuild) else {})},
                                   owner="root")
         report = f"{REPORT_DIR}/{spec.report}" if spec.report else OUTPUT
         # root's command line names nothing of the run (it is readable in /proc while the tests run)
         command = f"sh {PRIVATE}/run.sh; {print_files([EXIT, report, OUTPUT, CANARY], 'run')}"
         running = asyncio.ensure_future(sandbox.exec(command, timeout=trial.limit + 120, user="root",
                                                      output_limit=DIFF_LIMIT))
-        flags = [*trial.flags, *([AS_ROOT] if spec.as_root else [])]
+        flags = [*trial.flags, *([AS_ROOT] if spec.as_root else []), *([by_root] if isinstance(by_root, VerdictFlag) else [])]
         if not await trial.within_limit(running):
             return Verdict(resolved=False, reason=Reason.timeout, flags=flags, decided_by=Check.tests,
                            detail=f"the tests ran past the limit ({trial.limit:.0f} s)")
@@ -155,11 +157,27 @@ TESTS_ENVIRONMENT = " ".join([
 """What the tests' processes see: their own folders, no network caches, nothing of the job."""
 
 
-def _script(task: Task, trial: Trial) -> str:
-    """Root's script: set up, run the command as the tests' user, stop whatever it left."""
+def _root_build(task: Task, trial: Trial) -> RootBuild | VerdictFlag | None:
+    """How root compiles the tests and the tests' user runs the binaries (None: the tests' user runs
+    the command; a flag: it does, and the verdict says why)."""
+    return (go_exec.root_build(task, _run(task, trial), TESTS_ENVIRONMENT)
+            or rust_exec.root_build(task, trial.printed, trial.restore, trial.touched, _timed(trial), TESTS_ENVIRONMENT))
+
+
+def _timed(trial: Trial) -> str:
+    return f"timeout -k 5 {int(trial.limit)}"
+
+
+def _run(task: Task, trial: Trial) -> str:
+    return f"{_timed(trial)} sh -c {shlex.quote(task.tests.command)} < /dev/null"
+
+
+def _script(task: Task, trial: Trial, by_root: RootBuild | VerdictFlag | None) -> str:
+    """Root's script: set up, run the command as the tests' user (or root's build, which runs only
+    the binaries as the tests' user), stop whatever it left."""
     w, s = shlex.quote(task.workdir), SCRATCH
     as_tests = f"setpriv --reuid={TEST_UID} --regid={TEST_UID} --clear-groups"
-    run = f"timeout -k 5 {int(trial.limit)} sh -c {shlex.quote(task.tests.command)} < /dev/null"
+    run = _run(task, trial)
     lines = ["set -u", f"cd {w}", *(f"rm -f -- {shlex.quote(p)}" for p in trial.removed()),
              f"rm -rf {s} && mkdir -p {s}/home {s}/tmp {REPORT_DIR}", f"chmod 700 /root {PRIVATE}"]
     if task.language in CANARIES:  # in a subshell of its own: a planter that finds nothing plants nothing
@@ -168,13 +186,12 @@ def _script(task: Task, trial: Trial) -> str:
         lines += [f"env REPORT_DIR={REPORT_DIR} CI=1 setsid {run} > {OUTPUT} 2>&1 & wait $!", f"echo $? > {EXIT}",
                   "kill -9 -- -$! 2>/dev/null"]
     else:
-        by_root = go_exec.root_builds(task)
-        runner = (f"env -i PATH=\"$PATH\" {go_exec.environment()} {run}" if by_root
-                  else f"{as_tests} env -i PATH=\"$PATH\" {TESTS_ENVIRONMENT} {run}")
+        root = by_root if isinstance(by_root, RootBuild) else None
+        runner = root.runner if root else f"{as_tests} env -i PATH=\"$PATH\" {TESTS_ENVIRONMENT} {run}"
         lines += [
             f"chown -R root:root {w} && chmod -R go-w {w}",  # the tests read the repo and change nothing in it
             f"chown -R {TEST_UID}:{TEST_UID} {s}",
-            *(go_exec.setup(task.workdir) if by_root else []),
+            *(root.setup if root else []),
             # the output reaches its file through a pipe root reads: the tests hold only the pipe's
             # end, so they cannot seek back, truncate or rewrite what was already written
             f"mkfifo -m 600 {OUTPUT}.pipe", f"cat {OUTPUT}.pipe > {OUTPUT} & reader=$!",

@@ -21,22 +21,30 @@ from __future__ import annotations
 import shlex
 
 from factory.records import Task
-from factory.verify.frameworks.base import PRIVATE, TEST_UID
+from factory.verify.frameworks.base import PRIVATE, SHELL_SYNTAX, TEST_UID, RootBuild
 
 EXEC = f"{PRIVATE}/go-exec"
 BINARIES = "/tmp/factory-go-bin"
 """Root's, mode 711: the tests' user may run a binary in it by its name, and list nothing."""
-_SHELL = set("|&;<>()$`\\\"'*?[]{}~\n")
 
 
 def root_builds(task: Task) -> bool:
     """Whether the task's command is one plain `go test ...` that root may run (it executes only
     the Go toolchain of the image)."""
     command = task.tests.command or ""
-    if task.language != "go" or task.tests.as_root or any(c in _SHELL for c in command):
+    if task.language != "go" or task.tests.as_root or any(c in SHELL_SYNTAX for c in command):
         return False
     words = shlex.split(command)
     return words[:2] == ["go", "test"] and not any(w.startswith(("-exec", "-toolexec", "-overlay")) for w in words)
+
+
+def root_build(task: Task, run: str, tests_environment: str) -> RootBuild | None:
+    """Root runs the task's command (`run`, timed) with `go test -exec` set to the wrapper; None
+    when the command is not one plain `go test`."""
+    if not root_builds(task):
+        return None
+    return RootBuild(files={EXEC: wrapper(tests_environment)}, setup=setup(task.workdir),
+                     runner=f"env -i PATH=\"$PATH\" {environment()} {run}")
 
 
 def setup(workdir: str) -> list[str]:
