@@ -9,7 +9,8 @@ that answers `submit`, teach nothing and are left out). An assistant turn with t
 `function_call` whose value is the calls as JSON (`{"name", "arguments": {...}}`, a list when
 there are several); the format has no place for text beside a call, so the turn's reasoning and
 text go before it in a `<think>` block, which LLaMA-Factory reads as the call's thought.
-Consecutive tool results become one `observation`. A step or last row (`--rows step|last`) ends
+Consecutive tool results become one `observation`, and an assistant message that only spoke
+joins the assistant message right after it (an agent that said something, then acted) as one turn. A step or last row (`--rows step|last`) ends
 with the turn it trains; LLaMA-Factory trains that turn alone with `mask_history: true`. A row whose turns cannot alternate (a user
 message right after a tool result) is refused with `ShareGPTLayoutError`.
 """
@@ -45,15 +46,28 @@ def _gpt_value(m: Message) -> str:
     return f"<think>\n{m.reasoning.strip()}\n</think>\n\n{m.content}" if m.reasoning and m.reasoning.strip() else m.content
 
 
+def _joined(said: Message, then: Message) -> Message:
+    """An assistant message that only spoke, and the assistant message right after it, as one turn."""
+    def join(*parts: str | None) -> str:
+        return "\n\n".join(p for p in parts if p and p.strip())
+    return then.model_copy(update={"content": join(said.content, then.content),
+                                   "reasoning": join(said.reasoning, then.reasoning) or None})
+
+
 def to_line(row: ExportRow) -> dict[str, Any]:
     system = "\n\n".join(m.content for m in row.messages if m.role == "system")
     turns: list[dict[str, str]] = []
+    spoke: Message | None = None  # the assistant message that made the last turn, if it only spoke
     for m in row.messages:
         if m.role == "system":
             continue
         if m.role == "tool" and turns and turns[-1]["from"] == OBSERVATION:
             turns[-1]["value"] += "\n\n" + m.content
             continue
+        if m.role == "assistant" and spoke is not None and turns and turns[-1]["from"] == GPT:
+            m = _joined(spoke, m)
+            turns.pop()
+        spoke = m if m.role == "assistant" and not m.tool_calls else None
         tag = {"user": HUMAN, "tool": OBSERVATION}.get(m.role) or (CALL if m.tool_calls else GPT)
         value = _call_value(m) if tag == CALL else _gpt_value(m) if tag == GPT else m.content
         if len(turns) % 2 != _PARITY[tag]:
