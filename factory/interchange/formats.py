@@ -347,7 +347,8 @@ def _codeact_text(event: dict[str, Any], args: dict[str, Any]) -> str:
     return str(args.get("content") or thought or event.get("message") or "")
 
 
-def _openhands_messages(history: Any, path: Path, where: str) -> tuple[list[Message], list[dict[str, Any]], bool]:
+def _openhands_messages(events: list[dict[str, Any]], path: Path, where: str
+                        ) -> tuple[list[Message], list[dict[str, Any]], bool]:
     """The conversation in OpenHands' event stream: the system prompt, the user's messages, the
     model's own responses and the results that answer them, and the tools the system event says
     the model was given. With function calling (`tool_call_metadata`), one message per model
@@ -355,7 +356,6 @@ def _openhands_messages(history: Any, path: Path, where: str) -> tuple[list[Mess
     text-format versions before it, each agent action as CodeAct had the model write it and each
     result as the user message that delivered it. Other events (workspace recalls, state changes,
     empty observations) were never shown to the model as turns."""
-    events = _events(history, path, where)
     calling = any(e.get("tool_call_metadata") for e in events)
     messages: list[Message] = []
     tools: list[dict[str, Any]] = []
@@ -392,15 +392,77 @@ def _openhands_messages(history: Any, path: Path, where: str) -> tuple[list[Mess
     return messages, tools, finished
 
 
+SDK_RESULTS = ("ObservationEvent", "AgentErrorEvent", "UserRejectObservation")
+"""OpenHands 1.x events that answer a tool call."""
+
+
+def _sdk_result(event: dict[str, Any]) -> str:
+    """The text an answering event gave the model: an observation's content parts (or its older
+    `output`), an agent error, a user's rejection."""
+    observation = event.get("observation") if isinstance(event.get("observation"), dict) else {}
+    if observation.get("content"):
+        return text_of(observation["content"]) or ""
+    return str(observation.get("output") or event.get("error") or event.get("rejection_reason") or "")
+
+
+def _sdk_messages(events: list[dict[str, Any]], path: Path, where: str) -> tuple[list[Message], list[dict[str, Any]], bool]:
+    """OpenHands 1.x (its agent SDK) keeps typed events (`kind`): the system prompt with the tools,
+    messages, one `ActionEvent` per tool call (the calls of one model response share its
+    `llm_response_id`, and are one assistant message here), and the events that answer them.
+    Other events (state updates, condensation requests) were never shown to the model as turns."""
+    messages: list[Message] = []
+    tools: list[dict[str, Any]] = []
+    responses: dict[str, Message] = {}
+    finished = False
+    for i, event in enumerate(events):
+        kind, at = event.get("kind"), f"{where}: history event {i}"
+        if kind == "SystemPromptEvent":
+            prompt = event.get("system_prompt")
+            messages.append(Message(role="system", content=_text(prompt.get("text") if isinstance(prompt, dict) else prompt,
+                                                                 path, at)))
+            tools += [t for t in event.get("tools") or [] if isinstance(t, dict)]
+        elif kind == "MessageEvent":
+            llm = event.get("llm_message") if isinstance(event.get("llm_message"), dict) else {}
+            if llm.get("role") in ("system", "user", "assistant"):
+                messages.append(Message(role=llm["role"], content=_text(llm.get("content"), path, at)))
+        elif kind == "ActionEvent":
+            call = event.get("tool_call") if isinstance(event.get("tool_call"), dict) else {}
+            [tool_call] = _calls([{"id": call.get("id") or event.get("tool_call_id"), "function": {
+                "name": call.get("name") or event.get("tool_name"), "arguments": call.get("arguments", "{}")}}], path, at)
+            finished = finished or tool_call.name == "finish"
+            response = event.get("llm_response_id")
+            if response in responses:
+                responses[response].tool_calls.append(tool_call)
+                continue
+            reasoning = event.get("reasoning_content")
+            message = Message(role="assistant", content=_text(event.get("thought"), path, at), tool_calls=[tool_call],
+                              reasoning=reasoning if isinstance(reasoning, str) else None)
+            messages.append(message)
+            if response:
+                responses[response] = message
+        elif kind in SDK_RESULTS and event.get("tool_call_id"):
+            messages.append(Message(role="tool", content=_sdk_result(event), tool_call_id=str(event["tool_call_id"]),
+                                    name=event.get("tool_name")))
+    return messages, tools, finished
+
+
 def read_openhands(path: Path) -> list[Trajectory]:
     """Its evaluation output, a run a line. The older lines (2024) keep the patch in `git_patch`,
     the model in `metadata.model_name` and the task in `swe_instance`; benchmarks other than
-    SWE-bench name a run by their own id."""
+    SWE-bench name a run by their own id. The 1.x lines (its agent SDK) hold typed events, the model
+    in `metadata.llm.model`, and may leave the user's first message out of the history: their
+    `instruction` is that message."""
     out = []
     for where, instance, row in _jsonl(path, ("instance_id", "question_id", "task_id", "id")):
-        messages, tools, finished = _openhands_messages(row.get("history"), path, where)
+        events = _events(row.get("history"), path, where)
+        sdk = any("kind" in e for e in events)
+        messages, tools, finished = (_sdk_messages if sdk else _openhands_messages)(events, path, where)
+        if sdk and not any(m.role == "user" for m in messages) and isinstance(row.get("instruction"), str):
+            at = sum(m.role == "system" for m in messages)
+            messages.insert(at, Message(role="user", content=row["instruction"]))
         metadata = row.get("metadata") if isinstance(row.get("metadata"), dict) else {}
-        model = str((metadata.get("llm_config") or {}).get("model") or metadata.get("model_name") or "unknown")
+        model = str((metadata.get("llm_config") or metadata.get("llm") or {}).get("model")
+                    or metadata.get("model_name") or "unknown")
         patch = (row.get("test_result") or {}).get("git_patch") if isinstance(row.get("test_result"), dict) else None
         task = next((t for t in (row.get("instance"), row.get("swe_instance")) if isinstance(t, dict)), {})
         statement = task.get("problem_statement")

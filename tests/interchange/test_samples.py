@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from typer.testing import CliRunner
 
 from factory.cli import app
 from factory.interchange import atif, openai_chat, sharegpt
 from factory.interchange.formats import files_of, reader_named
 from factory.records import Exit
+from tests.cli_runner import invoke
 
 SAMPLES = Path(__file__).parent / "samples"
 FORMATS = ("swe-agent", "mini-swe-agent", "atif", "openhands", "swe-smith-sft")
@@ -28,11 +28,7 @@ EXPORTS = {"openai": openai_chat.check_line, "sharegpt": sharegpt.check_line, "a
 
 
 def factory(*args: str) -> str:
-    result = CliRunner().invoke(app, list(args))
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    assert result.exit_code == 0, result.output
-    return result.output
+    return invoke(app, *args)
 
 
 def read_samples(fmt: str):
@@ -135,6 +131,14 @@ def test_openhands_2024_pairs_read_as_the_model_s_turns():
     assert (t.instance_id, t.model, t.exit) == ("1", "gpt-4o-2024-05-13", Exit.submitted)
     assert [m.role for m in t.messages] == ["user", "assistant", "user", "assistant"]
     assert t.messages[1].content.startswith("<<<domain>>> Video Classification")
+
+
+def test_openhands_1x_sdk_events_read_as_calls_and_their_results():
+    done, cut = reader_named("openhands").read(SAMPLES / "openhands" / "openagentsafety-sdk-v1-output.jsonl")
+    assert (done.model, done.exit, cut.exit) == ("litellm_proxy/neulab/gpt-4o-2024-08-06", Exit.submitted, Exit.max_turns)
+    assert done.messages[0].role == "user"  # the row's instruction: the history holds no user message
+    calls = [c.id for m in done.messages for c in m.tool_calls]
+    assert [m.tool_call_id for m in done.messages if m.role == "tool"] == calls and len(calls) == 9
 
 
 def test_atif_1_6_images_are_named_and_terminus_calls_are_all_answered():
