@@ -365,7 +365,7 @@ def _openhands_messages(events: list[dict[str, Any]], path: Path, where: str
         meta = event.get("tool_call_metadata") or {}
         args = event.get("args") if isinstance(event.get("args"), dict) else {}
         text = args.get("content") or event.get("message") or ""
-        if "action" in event:
+        if isinstance(event.get("action"), str):
             if event["action"] == "system":
                 messages.append(Message(role="system", content=str(text)))
                 tools += [t for t in args.get("tools") or [] if isinstance(t, dict)]

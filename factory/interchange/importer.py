@@ -69,6 +69,9 @@ def read_files(path: Path, format_name: str) -> tuple[list[tuple[Path, Trajector
             read += [(file, t) for t in reader.read(file)]
         except BadTrajectoryFile as exc:
             bad.append((file, str(exc).removeprefix(f"{file}: ")))
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:  # a shape no reader check foresaw
+            first = str(exc).splitlines()[0] if str(exc) else ""
+            bad.append((file, f"file: not readable as {format_name} ({type(exc).__name__}: {first})"))
     return read, bad
 
 
