@@ -1,15 +1,19 @@
 """Other agents' trajectory files, read into `Trajectory` records (`factory import`).
 
-    mini-swe-agent   *.traj.json: 2.x `{info, messages, trajectory_format}` (info.submission is the
-                     patch), or the older plain message list (no patch: verified only by
-                     its source, `factory import --trust-source`)
-    swe-agent        *.traj: `{history, info, replay_config}` (info.submission is the patch)
-    swe-smith-sft    *.jsonl: `{"messages", "instance_id"}` a line, SWE-smith's released SFT data
-                     (no patch: verified only by its source, `--trust-source`)
-    openhands        *.jsonl: OpenHands' evaluation output, a run a line: `history` (events),
-                     `test_result.git_patch`, `metadata.llm_config.model`, `metrics`
+    mini-swe-agent   *.traj.json, *.trajectory.json (Harbor): 1.x/2.x `{info, messages,
+                     trajectory_format}` (info.submission is the patch when it is a diff), or
+                     the early plain message list (no patch: `factory import --trust-source`)
+    swe-agent        *.traj: 0.x and 1.x `{history, info, replay_config?}`
+    swe-smith-sft    *.jsonl: `{"messages", "instance_id"}` a line, as SWE-smith's transform and
+                     its released dataset write them (no patch: `--trust-source`)
+    openhands        *.jsonl: OpenHands' evaluation output, a run a line: `history` of events
+                     (2024: [action, observation] pairs; 1.x: its SDK's typed events), the patch
     atif             *.json / *.jsonl: Harbor's ATIF trajectories (atif.py); a patch only where
                      `extra.patch` holds one
+
+A file in a Harbor trial folder (`TRIAL/agent/FILE`) takes its task's name and its verifier's
+reward from `TRIAL/result.json`. What a source says against a run without a patch (a reward of
+0, `resolved: false`) becomes the trajectory's `error`, so that no flag takes it on trust.
 
 Each reader takes one file and returns its trajectories; a file it cannot read raises
 `BadTrajectoryFile` naming the file and the field, which the importer reports and skips.
