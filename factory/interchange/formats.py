@@ -269,25 +269,32 @@ def read_swe_agent(path: Path) -> list[Trajectory]:
                        problem_statement=statement if isinstance(statement, str) else None)]
 
 
-def _jsonl(path: Path, ids: tuple[str, ...] = ("instance_id",)) -> list[tuple[str, str, dict[str, Any]]]:
-    """(`line N`, id, row) for each non-empty line, every row a JSON object with an id: the first
-    of the `ids` keys it has."""
+def _lines(path: Path) -> list[tuple[str, Any]]:
+    """(`line N`, value) for each non-empty line of a JSON-lines file."""
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as exc:
         raise BadTrajectoryFile(path, "file", f"cannot be read ({exc})") from exc
-    rows = []
+    values = []
     for n, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
+            values.append((f"line {n}", json.loads(line)))
         except json.JSONDecodeError as exc:
             raise BadTrajectoryFile(path, f"line {n}", f"not JSON ({exc.msg})") from exc
+    return values
+
+
+def _jsonl(path: Path, ids: tuple[str, ...] = ("instance_id",)) -> list[tuple[str, str, dict[str, Any]]]:
+    """(`line N`, id, row) for each non-empty line, every row a JSON object with an id: the first
+    of the `ids` keys it has."""
+    rows = []
+    for where, row in _lines(path):
         found = next((row[k] for k in ids if isinstance(row, dict) and isinstance(row.get(k), str | int)), None)
         if found is None:
-            raise BadTrajectoryFile(path, f"line {n}: {ids[0]}", f"missing: each line is one run with its {' or '.join(ids)}")
-        rows.append((f"line {n}", str(found), row))
+            raise BadTrajectoryFile(path, f"{where}: {ids[0]}", f"missing: each line is one run with its {' or '.join(ids)}")
+        rows.append((where, str(found), row))
     return rows
 
 
@@ -482,22 +489,15 @@ def read_openhands(path: Path) -> list[Trajectory]:
 def read_atif(path: Path) -> list[Trajectory]:
     """`*.json`: one trajectory, as Harbor writes `trajectory.json`; `*.jsonl`: one a line, as
     `factory export --format atif` writes them."""
-    if path.suffix == ".jsonl":
-        found = []
-        for n, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            try:
-                found += [(f"line {n}: ", json.loads(text))] if text.strip() else []
-            except json.JSONDecodeError as exc:
-                raise BadTrajectoryFile(path, f"line {n}", f"not JSON ({exc.msg})") from exc
-    else:
-        found = [("", _json(path))]
+    found = [(f"{where}: ", data) for where, data in _lines(path)] if path.suffix == ".jsonl" else [("", _json(path))]
     out = []
     for where, data in found:
         try:
             trajectory = atif.trajectory_of(data, _instance_of(path))
         except atif.AtifError as exc:
             raise BadTrajectoryFile(path, where + exc.where, str(exc).removeprefix(f"{exc.where}: ")) from exc
-        said_no = (data.get("extra") or {}).get("resolved") is False  # as factory's own export says it
+        extra = data.get("extra") if isinstance(data.get("extra"), dict) else {}
+        said_no = extra.get("resolved") is False  # as factory's own export writes it
         out.append(_failed_by_source(trajectory, _source_failed(path) or (
             "not verified: its source says it did not resolve its task (extra.resolved: false)" if said_no else None)))
     return out
