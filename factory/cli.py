@@ -491,11 +491,13 @@ def export(
 def import_(
     path: Annotated[Path, typer.Argument(help="A trajectory file, or a folder of them.")],
     format_: Annotated[str, typer.Option("--format", help="mini-swe-agent, swe-agent, openhands, swe-smith-sft or atif.")],
-    tasks: Annotated[str, typer.Option(help="The task source the trajectories were made on. " + TASKSET_HELP)],
     run_id: Annotated[str, typer.Option(help="Id of the run the import becomes (under ./runs).")],
+    tasks: Annotated[str | None, typer.Option(
+        help="The task source the trajectories were made on, to verify their patches against. " + TASKSET_HELP
+        + " Without it the tasks come from the files and no patch is verified.")] = None,
     trust_source: Annotated[bool, typer.Option(
-        "--trust-source", help="Keep trajectories that hold no patch as their source verified them "
-        "(verified_by: source in every output); a patch is still verified by factory.")] = False,
+        "--trust-source", help="Keep trajectories that hold no patch and ended by submitting as their source "
+        "verified them (verified_by: source in every output); a patch is still verified by factory.")] = False,
 ) -> None:
     """Other agents' trajectories as a run: each patch verified by factory, then filtered and built."""
     import asyncio

@@ -263,6 +263,9 @@ class Trajectory(Record):
     final_state: str | None = None
     """A terminal task's: the image the agent's container was frozen into when it stopped (on the
     engine that sampled it, removed once verified); None for a task judged by its patch."""
+    problem_statement: str | None = None
+    """The task as an imported file states it (`factory import` without a task source makes its
+    task from it); None for factory's own runs, whose task is in the task set."""
 
     @property
     def usage(self) -> Usage:

@@ -24,6 +24,7 @@ import json
 from typing import Any
 
 from factory.interchange import tools as harness_tools
+from factory.interchange.content import text_of
 from factory.interchange.shape import ExportRow
 from factory.records import Exit, Message, ToolCall, Trajectory, Turn, Usage
 
@@ -54,24 +55,45 @@ def _turn(metrics: Any) -> Turn:
     return Turn(usage=usage, cost_usd=float(cost) if isinstance(cost, int | float) else None)
 
 
-def _agent_step(step: dict[str, Any], where: str) -> list[Message]:
-    calls = []
-    for k, call in enumerate(step.get("tool_calls") or []):
-        if not isinstance(call, dict) or not isinstance(call.get("function_name"), str):
-            raise AtifError(f"{where}.tool_calls[{k}]", "needs function_name")
-        arguments = call.get("arguments", {})
-        if not isinstance(arguments, dict):
-            raise AtifError(f"{where}.tool_calls[{k}].arguments", "must be an object")
-        calls.append(ToolCall(id=str(call.get("tool_call_id") or f"call_{k}"), name=call["function_name"],
-                              arguments=json.dumps(arguments, ensure_ascii=False)))
-    names = {c.id: c.name for c in calls}
-    out = [Message(role="assistant", content=step.get("message") or "", reasoning=step.get("reasoning_content"),
-                   tool_calls=calls)]
-    for k, result in enumerate((step.get("observation") or {}).get("results") or []):
+def _text(content: Any, where: str) -> str:
+    """A message or a result: text, or (ATIF 1.6) a list of content parts, images named in the text."""
+    text = text_of(content)
+    if text is None:
+        raise AtifError(where, f"must be text or a list of content parts, not {type(content).__name__}")
+    return text
+
+
+def _arguments_in(call: dict[str, Any], where: str) -> str:
+    """A call's arguments, an object (as the RFC has them) or the JSON text of one."""
+    arguments = call.get("arguments", {})
+    try:
+        parsed = json.loads(arguments) if isinstance(arguments, str) else arguments
+    except json.JSONDecodeError:
+        parsed = None
+    if not isinstance(parsed, dict):
+        raise AtifError(f"{where}.arguments", "must be an object")
+    return json.dumps(parsed, ensure_ascii=False)
+
+
+def _results(step: dict[str, Any], where: str, names: dict[str, str]) -> list[Message]:
+    """A step's observation: a `tool` message per result that answers one of its calls, a `user`
+    message per result that answers none (an action outside tool calling, a system operation).
+
+    A step whose calls no result names, but which has results, was answered as a whole (Harbor's
+    Terminus sends every keystroke call, then shows the one terminal screen): its results answer
+    its last call, and each call before it gets an empty result, so that every call is answered."""
+    results = (step.get("observation") or {}).get("results") or []
+    if names and results and all(isinstance(r, dict) and r.get("source_call_id") is None for r in results):
+        content = "\n".join(_text(r.get("content"), f"{where}.observation.results[{k}].content")
+                            for k, r in enumerate(results))
+        return [Message(role="tool", content=content if i == len(names) - 1 else "", tool_call_id=call, name=name)
+                for i, (call, name) in enumerate(names.items())]
+    out = []
+    for k, result in enumerate(results):
         if not isinstance(result, dict):
             raise AtifError(f"{where}.observation.results[{k}]", "must be an object")
         answers = result.get("source_call_id")
-        content = result.get("content") or ""
+        content = _text(result.get("content"), f"{where}.observation.results[{k}].content")
         if answers in names:
             out.append(Message(role="tool", content=content, tool_call_id=answers, name=names[answers]))
         elif answers is None:
@@ -79,6 +101,19 @@ def _agent_step(step: dict[str, Any], where: str) -> list[Message]:
         else:
             raise AtifError(f"{where}.observation.results[{k}].source_call_id", f"{answers!r} answers no call of the step")
     return out
+
+
+def _agent_step(step: dict[str, Any], where: str) -> list[Message]:
+    calls = []
+    for k, call in enumerate(step.get("tool_calls") or []):
+        if not isinstance(call, dict) or not isinstance(call.get("function_name"), str):
+            raise AtifError(f"{where}.tool_calls[{k}]", "needs function_name")
+        calls.append(ToolCall(id=str(call.get("tool_call_id") or f"call_{k}"), name=call["function_name"],
+                              arguments=_arguments_in(call, f"{where}.tool_calls[{k}]")))
+    reasoning = step.get("reasoning_content")
+    out = [Message(role="assistant", content=_text(step.get("message"), f"{where}.message"),
+                   reasoning=reasoning if isinstance(reasoning, str) else None, tool_calls=calls)]
+    return out + _results(step, where, {c.id: c.name for c in calls})
 
 
 def trajectory_of(data: Any, name: str) -> Trajectory:
@@ -98,8 +133,9 @@ def trajectory_of(data: Any, name: str) -> Trajectory:
             messages += _agent_step(step, where)
             turns.append(_turn(step.get("metrics")))
             model = model or step.get("model_name")
-        else:
-            messages.append(Message(role=step["source"], content=step.get("message") or ""))
+        else:  # since 1.2 a system step may hold an observation too
+            messages.append(Message(role=step["source"], content=_text(step.get("message"), f"{where}.message")))
+            messages += _results(step, where, {})
     exit_ = extra.get("exit")
     known = (agent.get("extra") or {}).get("tools") or agent.get("tool_definitions") or []
     model = str(model or "unknown")

@@ -1,8 +1,14 @@
-"""`factory import PATH --format F --tasks SOURCE --run-id ID`: other agents' runs become a run.
+"""`factory import PATH --format F [--tasks SOURCE] --run-id ID [--trust-source]`: other agents'
+runs become a run.
 
     files ─► formats.READERS.get(F) (a bad file is reported and skipped) ─► Trajectory records
           ─► the factory's verifier, each patch against its task (or why it could not be)
           ─► a run folder (attempt files, pipeline.yaml, warehouse) ─► filters, render, dataset
+
+Without `--tasks` nothing can be verified by factory: the tasks are made from the files (instance
+id, problem statement) and written to the run folder's `tasks.jsonl` (task format `imported`), a
+trajectory that holds a patch is recorded `not verified: no task source`, and with `--trust-source`
+one without a patch that its source ended by submitting is kept as its source verified it.
 
 The run is an ordinary one afterwards: `factory build`, `show`, `query`, `report`, `push` and
 `export` work on it. Its pipeline.yaml says where the trajectories came from and names one
@@ -19,11 +25,15 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from factory.atomic import write_atomic
 from factory.errors import UsageError, VerifyError
 from factory.interchange.formats import BadTrajectoryFile, files_of, reader_named
 from factory.output import BuildSummary
 from factory.protocols import Verifier
-from factory.records import Attempt, AttemptKey, Task, Trajectory, Verdict, VerifiedBy
+from factory.records import Attempt, AttemptKey, Exit, Task, Trajectory, Verdict, VerifiedBy
+from factory.tasks import imported
+
+NO_TASK_SOURCE = "not verified: no task source (give --tasks) to verify its patch against"
 
 
 @dataclass
@@ -59,19 +69,23 @@ def read_files(path: Path, format_name: str) -> tuple[list[tuple[Path, Trajector
             read += [(file, t) for t in reader.read(file)]
         except BadTrajectoryFile as exc:
             bad.append((file, str(exc).removeprefix(f"{file}: ")))
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:  # a shape no reader check foresaw
+            first = str(exc).splitlines()[0] if str(exc) else ""
+            bad.append((file, f"file: not readable as {format_name} ({type(exc).__name__}: {first})"))
     return read, bad
 
 
 def pipeline_text(path: Path, format_name: str, source: str, trajectories: list[Trajectory],
-                  trust_source: bool = False) -> str:
+                  trust_source: bool = False, task_format: str = "auto") -> str:
     models = {t.teacher: t.model for t in trajectories}
     teachers = "".join(f"  - {{kind: openai, name: {json.dumps(label)}, model: {json.dumps(model)}}}\n"
                        for label, model in sorted(models.items()))
     judged = ("verified by factory, or by their source where they hold no patch (--trust-source)" if trust_source
               else "verified by factory")
+    fmt = "" if task_format == "auto" else f", format: {task_format}"
     return (f"# made by factory import from {path} ({format_name}): runs of another agent, {judged};\n"
             "# the teachers below name the models that made them (nothing is sampled from them)\n"
-            f"name: import\ntasks: {{source: {json.dumps(source)}}}\nteachers:\n{teachers}")
+            f"name: import\ntasks: {{source: {json.dumps(source)}{fmt}}}\nteachers:\n{teachers}")
 
 
 TRUSTED = Verdict(resolved=True, verified_by=VerifiedBy.source,
@@ -79,20 +93,26 @@ TRUSTED = Verdict(resolved=True, verified_by=VerifiedBy.source,
 """The verdict of a row that holds no patch, imported with `--trust-source`."""
 
 
-async def _verdicts(verifier: Verifier, attempts: list[Attempt], tasks: dict[str, Task], source: str,
+async def _verdicts(verifier: Verifier, attempts: list[Attempt], tasks: dict[str, Task], source: str | None,
                     trust_source: bool) -> None:
     """Each patch verified by factory; with `trust_source`, a trajectory without one (nothing to
-    check) is taken as its source says: solved. A patch is always checked, trusted or not."""
+    check) that ended by submitting is taken as its source says: solved. A patch is always
+    checked, trusted or not; without a task source (`source` None) it cannot be."""
     for attempt in attempts:
         trajectory = attempt.trajectory
         assert trajectory is not None
         if trajectory.error:
             continue
         task = tasks.get(attempt.key.instance_id)
-        if not trajectory.patch.strip() and trust_source:
+        if not trajectory.patch.strip() and trust_source and trajectory.exit is not Exit.submitted:
+            trajectory.error = (f"not verified: it ended {trajectory.exit.value}, not by submitting, so its source "
+                                "verified no solution")
+        elif not trajectory.patch.strip() and trust_source:
             attempt.verdict = TRUSTED.model_copy()
         elif not trajectory.patch.strip():
             trajectory.error = "not verified: the file holds no patch (--trust-source takes its source's word)"
+        elif source is None:
+            trajectory.error = NO_TASK_SOURCE
         elif task is None:
             trajectory.error = f"not verified: no task {attempt.key.instance_id!r} in {source}"
         else:
@@ -104,10 +124,24 @@ async def _verdicts(verifier: Verifier, attempts: list[Attempt], tasks: dict[str
         attempt.finished_at = datetime.now(UTC)
 
 
-async def import_run(path: Path, format_name: str, source: str, run_id: str, *, output_dir: Path = Path("runs"),
-                     verifier: Verifier | None = None, trust_source: bool = False) -> ImportOutcome:
+def tasks_from_files(trajectories: list[Trajectory]) -> list[Task]:
+    """A task per instance id, as the files state it: their problem statement, else the first
+    user message (where harnesses put the task). No image and no tests: never verified."""
+    tasks: dict[str, Task] = {}
+    for t in trajectories:
+        if t.instance_id not in tasks:
+            first = next((m.content for m in t.messages if m.role == "user"), "")
+            tasks[t.instance_id] = Task(instance_id=t.instance_id, repo="", image="",
+                                        problem_statement=t.problem_statement or first)
+    return list(tasks.values())
+
+
+async def import_run(path: Path, format_name: str, source: str | None, run_id: str, *,
+                     output_dir: Path = Path("runs"), verifier: Verifier | None = None,
+                     trust_source: bool = False) -> ImportOutcome:
     """Read, verify, record and build; `verifier` defaults to the factory's Docker verifier.
-    `trust_source`: trajectories that hold no patch are kept as their source verified them."""
+    `trust_source`: trajectories that hold no patch are kept as their source verified them.
+    `source` None: no task source; the tasks come from the files and nothing is verified."""
     from factory.run.folder import RunStore
     from factory.run.runner import build_run, open_warehouse, pipeline_of
     from factory.sandbox.images import ensure_local_images
@@ -119,10 +153,14 @@ async def import_run(path: Path, format_name: str, source: str, run_id: str, *, 
     read, bad = read_files(path, format_name)
     if not read:
         raise UsageError(f"{path}: no trajectory could be read ({len(bad)} bad file(s): {bad[0][1] if bad else '-'})")
-    where = Path(source)
-    source = str(where.resolve()) if where.exists() else source  # the pipeline is read from the run folder
-    tasks = load_taskset(source).tasks
-    ensure_local_images(Path(source), tasks)
+    if source is None:
+        tasks = tasks_from_files([t for _, t in read])
+        tasks_file, task_format = store.folder / "tasks.jsonl", imported.NAME
+    else:
+        where = Path(source)
+        source = str(where.resolve()) if where.exists() else source  # the pipeline is read from the run folder
+        tasks, tasks_file, task_format = load_taskset(source).tasks, None, "auto"
+        ensure_local_images(Path(source), tasks)
     counts: dict[tuple[str, str], int] = defaultdict(int)
     attempts = []
     for _, trajectory in read:
@@ -137,10 +175,12 @@ async def import_run(path: Path, format_name: str, source: str, run_id: str, *, 
         from factory.verify import DockerVerifier
 
         verifier = DockerVerifier(run_id=store.run_id, reuse=True)
-    text = pipeline_text(path, format_name, source, [t for _, t in read], trust_source)
+    text = pipeline_text(path, format_name, str(tasks_file or source), [t for _, t in read], trust_source, task_format)
     command = shlex.join(["factory", *sys.argv[1:]])
     with store.locked():
         store.start(text, command, str(store.folder / "pipeline.yaml"))
+        if tasks_file is not None:
+            write_atomic(tasks_file, "".join(t.model_dump_json() + "\n" for t in tasks))
         await _verdicts(verifier, attempts, {t.instance_id: t for t in tasks}, source, trust_source)
         for attempt in attempts:
             store.save(attempt)

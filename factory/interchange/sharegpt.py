@@ -11,7 +11,8 @@ there are several). Text the turn wrote beside its calls goes before them, the J
 in `<tool_call>...</tool_call>`: LLaMA-Factory keeps what surrounds those words as text and renders
 the calls after it (they are its `tool_call_words` in every template but LFM2's). Reasoning, on a
 `gpt` turn as on a `function_call`, comes first in a `<think>` block, LLaMA-Factory's thought.
-Consecutive tool results become one `observation`. A step or last row (`--rows step|last`) ends
+Consecutive tool results become one `observation`, and an assistant message that only spoke
+joins the assistant message right after it (an agent that said something, then acted) as one turn. A step or last row (`--rows step|last`) ends
 with the turn it trains; LLaMA-Factory trains that turn alone with `mask_history: true`. A row whose turns cannot alternate (a user
 message right after a tool result) is refused with `ShareGPTLayoutError`.
 """
@@ -54,15 +55,28 @@ def _gpt_value(m: Message) -> str:
     return _thought(m) + m.content
 
 
+def _joined(said: Message, then: Message) -> Message:
+    """An assistant message that only spoke, and the assistant message right after it, as one turn."""
+    def join(*parts: str | None) -> str:
+        return "\n\n".join(p for p in parts if p and p.strip())
+    return then.model_copy(update={"content": join(said.content, then.content),
+                                   "reasoning": join(said.reasoning, then.reasoning) or None})
+
+
 def to_line(row: ExportRow) -> dict[str, Any]:
     system = "\n\n".join(m.content for m in row.messages if m.role == "system")
     turns: list[dict[str, str]] = []
+    spoke: Message | None = None  # the assistant message that made the last turn, if it only spoke
     for m in row.messages:
         if m.role == "system":
             continue
         if m.role == "tool" and turns and turns[-1]["from"] == OBSERVATION:
             turns[-1]["value"] += "\n\n" + m.content
             continue
+        if m.role == "assistant" and spoke is not None and turns and turns[-1]["from"] == GPT:
+            m = _joined(spoke, m)
+            turns.pop()
+        spoke = m if m.role == "assistant" and not m.tool_calls else None
         tag = {"user": HUMAN, "tool": OBSERVATION}.get(m.role) or (CALL if m.tool_calls else GPT)
         value = _call_value(m) if tag == CALL else _gpt_value(m) if tag == GPT else m.content
         if len(turns) % 2 != _PARITY[tag]:

@@ -8,6 +8,7 @@ registered once here. `auto` picks a row's format from the fields only that form
     swe-rebench-v2    SWE-rebench V2                                   rebench.py
     multi-swe-bench   Multi-SWE-bench                                  multiswebench.py
     harbor            Harbor / Terminal-Bench task folders             harbor.py
+    imported          tasks `factory import` read from trajectories    imported.py
 
 A new format is a module with `task(row, source, test_cmd) -> Task` and one `FORMATS.add` below.
 """
@@ -21,7 +22,7 @@ from typing import Any
 from factory.errors import UsageError
 from factory.records import Task
 from factory.registry import Registry
-from factory.tasks import harbor, multiswebench, rebench, swebench_v5
+from factory.tasks import harbor, imported, multiswebench, rebench, swebench_v5
 from factory.tasks.rows import swebench_task, swesmith_task
 
 AUTO = "auto"
@@ -52,6 +53,8 @@ for _spec in (
               "SWE-bench / SWE-Gym: base_commit, patch (the fix), test_patch (hidden tests); pytest"),
     RowFormat("swesmith", swesmith_task, lambda r: True,
               "SWE-smith, any language: image_name, patch (introduces the bug), FAIL_TO_PASS"),
+    RowFormat(imported.NAME, imported.task, lambda r: False,
+              "factory import without --tasks: tasks as trajectory files name them (no image, no tests)"),
 ):
     FORMATS.add(_spec.name, _spec)
 

@@ -40,7 +40,8 @@ def imported(tmp_path_factory, docker_client):
     solved, failed = tasks[SOLVED], tasks[WRONG]
     trajs = tmp / "trajs"
     shutil.copytree(REAL, trajs)
-    msa.write(trajs, "acme__elsewhere-1", msa.trajectory("acme__elsewhere-1", "Not in the task set.", "diff"))
+    elsewhere = "diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a = 1\n+a = 2\n"
+    msa.write(trajs, "acme__elsewhere-1", msa.trajectory("acme__elsewhere-1", "Not in the task set.", elsewhere))
     (trajs / "half-written.traj.json").write_text('{"info": {"exit_status": "Submitted"}, "messa')
     run_id = f"import-{uuid.uuid4().hex[:8]}"
     out = factory("import", str(trajs), "--format", "mini-swe-agent", "--tasks", str(taskset), "--run-id", run_id,

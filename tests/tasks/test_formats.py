@@ -310,11 +310,12 @@ def test_a_forced_format_reads_every_row_as_that_format():
 
 
 def test_an_unknown_format_lists_the_valid_ones():
-    with pytest.raises(UsageError, match="valid: auto, harbor, multi-swe-bench, swe-rebench-v2, swebench-v5, swebench, swesmith"):
+    with pytest.raises(UsageError, match="valid: auto, harbor, multi-swe-bench, swe-rebench-v2, swebench-v5, swebench, swesmith, imported"):
         task_from_row(SMITH["gin-gonic__gin.3c12d2a8.func_pm_op_change__q0v3n1ke"], "swe-smith")
     with pytest.raises(ValueError, match="unknown task format 'polybench'; valid: auto, "):
         TasksConfig(source="x.jsonl", format="polybench")
-    assert set(FORMATS) == {"swesmith", "swebench", "swebench-v5", "swe-rebench-v2", "multi-swe-bench", "harbor"}
+    assert set(FORMATS) == {"swesmith", "swebench", "swebench-v5", "swe-rebench-v2", "multi-swe-bench", "harbor",
+                            "imported"}
 
 
 def test_every_reader_a_loader_names_exists():

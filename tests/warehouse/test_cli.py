@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 import typer
-from typer.testing import CliRunner
 
 from factory.errors import UsageError
 from factory.warehouse import find_database
 from factory.warehouse.cli import query
+from tests import cli_runner
 from tests.warehouse import sample
 
 app = typer.Typer()
@@ -27,11 +27,7 @@ def db(tmp_path_factory) -> Path:
 
 
 def invoke(*args: str) -> str:
-    result = CliRunner().invoke(app, list(args))
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    assert result.exit_code == 0, result.output
-    return result.stdout
+    return cli_runner.invoke(app, *args)
 
 
 def test_json_is_a_list_of_objects(db):
