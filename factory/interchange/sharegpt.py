@@ -123,19 +123,29 @@ def check_line(line: Any) -> list[str]:
     return problems
 
 
-def _check_call(where: str, value: str, names: set[str]) -> list[str]:
+def calls_in(value: str) -> list[Any]:
+    """The calls of a `function_call` turn's value, as LLaMA-Factory reads them; ValueError (with
+    why) when it holds none."""
     body = value.split("</think>", 1)[1] if value.startswith("<think>") and "</think>" in value else value
     wrapped = _WRAPPED.search(body)
     if wrapped and wrapped.end() != len(body.rstrip()):
-        return [f"{where}.value: {TOOL_CALL[0]}...{TOOL_CALL[1]} must wrap the calls, once and last "
-                "(LLaMA-Factory reads the first pair as the calls, the rest as text)"]
+        raise ValueError(f"{TOOL_CALL[0]}...{TOOL_CALL[1]} must wrap the calls, once and last "
+                         "(LLaMA-Factory reads the first pair as the calls, the rest as text)")
     try:
         calls = json.loads(wrapped.group(1) if wrapped else body)
     except json.JSONDecodeError:
-        return [f"{where}.value: a function_call must be JSON after its optional <think> block and text, "
-                f"the JSON in {TOOL_CALL[0]}...{TOOL_CALL[1]} when there is text"]
+        raise ValueError("a function_call must be JSON after its optional <think> block and text, "
+                         f"the JSON in {TOOL_CALL[0]}...{TOOL_CALL[1]} when there is text") from None
+    return calls if isinstance(calls, list) else [calls]
+
+
+def _check_call(where: str, value: str, names: set[str]) -> list[str]:
+    try:
+        calls = calls_in(value)
+    except ValueError as exc:
+        return [f"{where}.value: {exc}"]
     problems = []
-    for call in calls if isinstance(calls, list) else [calls]:
+    for call in calls:
         if not (isinstance(call, dict) and isinstance(call.get("arguments"), dict) and call.get("name") in names):
             problems.append(f"{where}.value: each call needs a name among the tools and arguments as an object")
     return problems

@@ -95,9 +95,8 @@ def test_the_exports_keep_every_kept_row_with_its_turns_and_calls(imported):
         assert (len(agent), sum(len(s.get("tool_calls") or []) for s in agent)) == counts(row["messages"])
     for line in lines["sharegpt"]:
         row = by_label[line["id"]]
-        calls = [json.loads(t["value"].rsplit("</think>\n\n", 1)[-1]) for t in line["conversations"]
-                 if t["from"] == "function_call"]
-        assert sum(len(c) if isinstance(c, list) else 1 for c in calls) == counts(row["messages"])[1]
+        calls = [sharegpt.calls_in(t["value"]) for t in line["conversations"] if t["from"] == "function_call"]
+        assert sum(len(c) for c in calls) == counts(row["messages"])[1]
         model = "\n".join(t["value"] for t in line["conversations"] if t["from"] in ("gpt", "function_call"))
         assert all(m["content"].strip() in model for m in row["messages"] if m["role"] == "assistant")
     rollouts = (where / "rollouts.jsonl").read_text().splitlines()
