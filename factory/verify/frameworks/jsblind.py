@@ -134,7 +134,7 @@ def plan(files: dict[str, str], tests: list[str], rng: random.Random) -> Blind:
 def _sending(call: tree_sitter.Node, actual: tree_sitter.Node, check_id: str, how: str) -> str:
     """The call that sends `actual`, on as many lines as the assertion took (line numbers stay)."""
     lines = "\n" * (source(call).count("\n") - source(actual).count("\n"))
-    converts = ", 1" if how in CONVERTS else ""
+    converts = f", {CONVERTS[how]}" if how in CONVERTS else ""
     return f'{SEEN}("{check_id}", {source(actual)}{converts}{lines})'
 
 

@@ -80,7 +80,10 @@
   }
 
   function seen(id, value, converts) {
-    const record = converts === 1 && isObject(value) ? 'object>' + encode(toPrimitive(value)) : encode(value);
+    // 1: an object or a function is converted (`==`); 2: a function only (node's legacy deepEqual)
+    const convert = (converts === 1 && isObject(value)) || (converts === 2 && typeof value === 'function');
+    const record = convert ? (typeof value === 'function' ? 'function>' : 'object>') + encode(toPrimitive(value))
+      : encode(value);
     const line = (typeof id === 'string' ? apply(stringify, undefined, [id]) : '?') + '\t' + record + '\n';
     if (fd >= 0) {
       try {

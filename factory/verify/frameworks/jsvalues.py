@@ -144,12 +144,14 @@ def _utf16(text: str) -> str:
 # -- what the sender wrote ---------------------------------------------------------------------
 
 def sent(record: str) -> JsValue | None:
-    """A value as the sender writes it (`kind TAB payload`, or `object>` and the converted one's);
+    """A value as the sender writes it (`kind TAB payload`, or `object>` / `function>` and what its
+    conversion gave);
     None for a record it would not write."""
-    if record.startswith("object>"):
-        converted = sent(record.removeprefix("object>"))
-        return JsValue("object", converted=converted) if converted is not None else None
     kind, _, payload = record.partition("\t")
+    if kind.startswith(("object>", "function>")):
+        outer, _, inner = record.partition(">")
+        converted = sent(inner)
+        return JsValue(outer, converted=converted) if converted is not None else None
     try:
         if kind == "number":
             return JsValue(kind, -0.0 if payload == "-0" else float(payload)) if _SENT_NUMBER.fullmatch(payload) else None
@@ -248,8 +250,10 @@ HOWS = {
     # node's assert.equal: `==`, or both NaN
     "equal": lambda a, b: loose_equal(a, b) or (nan(a) and nan(b)),
     # node's legacy assert.deepEqual of a primitive: `==` or both NaN; an object is never equal
-    "deep-loose": lambda a, b: a.kind not in OBJECTS and (loose_equal(a, b) or (nan(a) and nan(b))),
+    # (a function is: node compares it with `==`)
+    "deep-loose": lambda a, b: a.kind != "object" and (loose_equal(a, b) or (nan(a) and nan(b))),
 }
 """How a check compares the value sent with the expected one, by the assertion it replaced."""
-CONVERTS = ("loose", "equal")
-"""Checks that call an object's own conversion, as `==` does: the sender calls it too."""
+CONVERTS = {"loose": 1, "equal": 1, "deep-loose": 2}
+"""Checks that call a value's own conversion, as `==` does, and the sender's flag for it: 1 for
+an object or a function, 2 for a function only (legacy `deepEqual` never converts an object)."""
