@@ -66,10 +66,11 @@ def test_checks_against_primitive_literals_become_sends_and_nothing_else_does():
         "__factory_seen__(ID, parse('w'));",
         "__factory_seen__(ID, parse('v'));",
         "__factory_seen__(ID, parse('u'), 1);",
+        "__factory_seen__(ID, parse('s'), 3);",  # deepStrictEqual of an object literal: its own properties sent
         "__factory_seen__(ID, parse('q'));",  # before the test hands its callback on; `p` after it is not
     ]
-    # chai's equal, two literals, an object, a message that runs code: left as they were
-    for kept in ("expect(parse('t')).to.equal(3)", "assert.strictEqual(1, 1)", "{ a: 1 }", "'at ' + where",
+    # chai's equal, two literals, a message that runs code: left as they were
+    for kept in ("expect(parse('t')).to.equal(3)", "assert.strictEqual(1, 1)", "'at ' + where",
                  "assert.strictEqual(parse('p'), 6)"):
         assert kept in text
     checks = list(blind.checks.values())  # in source order
@@ -77,8 +78,8 @@ def test_checks_against_primitive_literals_become_sends_and_nothing_else_does():
         ("is", JsValue("number", 1.0), False), ("equal", JsValue("number", -31.0), False),
         ("is", JsValue("bigint", 2), False), ("deep-loose", JsValue("string", "two\nlines"), False),
         ("is", JsValue("null"), True), ("strict", JsValue("string", "v"), False), ("loose", JsValue("undefined"), True),
-        ("is", JsValue("number", 5.0), False)]
-    assert len(set(blind.checks)) == 8 and {c.test for c in checks} == {"parse reads numbers", "parse stops at a return"}
+        ("deep-strict", JsValue("object", {"a": JsValue("number", 1.0)}), False), ("is", JsValue("number", 5.0), False)]
+    assert len(set(blind.checks)) == 9 and {c.test for c in checks} == {"parse reads numbers", "parse stops at a return"}
 
 
 def test_jest_expectations_and_typescript_get_a_declaration():
@@ -264,3 +265,58 @@ def test_demo_gold_fix_passes_its_blind_checks_and_every_copy_fails(tmp_path, in
         assert status_of(judged, copies.renamed.get(test_id, test_id))[0] is TestStatus.passed, (test_id, why)
     for copy in copies.copies:
         assert status_of(judged, copy)[0] is TestStatus.failed, copy
+
+
+DEEP_LITERALS = [
+    "{}", "{ a: 1 }", "{ a: '1', b: 'two' }", "[]", "[1, 2]", "['x', [1, { y: null }]]", "{ q: 'hello world', x: 'été' }",
+    "{ n: -0 }", "{ n: 0 }", "{ n: NaN }", "[undefined]", "{ u: undefined }", "{ 'a b': [] }", "{ a: { b: { c: 1n } } }",
+    "{ a: 1, b: undefined }", "[1, -0]", "{ tag: ['x', 'y', 'z'] }", "{ a: ['1', '2'] }",
+]
+DEEP_ACTUALS = [
+    *DEEP_LITERALS, "Object.create(null)", "Object.assign(Object.create(null), { a: 1 })", "[1, 2, 3]", "[1, , 2]",
+    "Object.assign([1, 2], { extra: 1 })", "Object.defineProperty([1, 2], 'x', { value: 1 })",
+    "Object.defineProperty({ a: 1 }, 'b', { value: 2 })", "({ a: 1, [Symbol('s')]: 2 })",
+    "Object.defineProperty({ a: 1 }, Symbol('h'), { value: 1 })", "new (class A { constructor() { this.a = 1; } })()",
+    "new Array(1)", "Array.from({ length: 2 }, (_, i) => i + 1)", "({ a: '1', b: 'two', c: undefined })",
+    "({ a: 1n })", "({ a: new Number(1) })", "[[1, { y: null }]]", "new Map([['a', 1]])", "new Date(0)", "'{}'", "null",
+    "({ length: 0 })", "(function () { return arguments; })()", "({ a: 1, [Symbol.toStringTag]: 'X' })",
+    "({ q: 'hello world', x: '\\u00e9t\\u00e9' })", "({ q: 'hello world', x: 'e\\u0301te\\u0301' })", "Object.freeze({ a: 1 })",
+]
+READ_BY_NOBODY = ["new Proxy({ a: 1 }, {})", "Object.defineProperty({}, 'a', { get() { return 1; }, enumerable: true })"]
+"""Values node's deepStrictEqual reads by running their code (a Proxy's traps, a getter): the blind
+check counts them unequal to every literal (docs/verify.md says so)."""
+
+
+@pytest.mark.skipif(NODE is None, reason="no node on this machine")
+def test_deep_checks_against_object_and_array_literals_agree_with_node(tmp_path):
+    actuals = ", ".join(f"() => ({a})" for a in [*DEEP_ACTUALS, *READ_BY_NOBODY])
+    literals = ", ".join(f"() => ({lit})" for lit in DEEP_LITERALS)
+    (tmp_path / "sender.js").write_text(jsblind.SENDER_SOURCE)
+    (tmp_path / "t.js").write_text(f"""'use strict';
+const assert = require('assert');
+const actuals = [{actuals}];
+const literals = [{literals}];
+const ok = (f) => {{ try {{ f(); return true; }} catch (e) {{ return false; }} }};
+console.log(JSON.stringify(actuals.map((a, j) => {{
+  __factory_seen__('d' + j, a(), 3);
+  return literals.map((l) => ok(() => assert.deepStrictEqual(a(), l())));
+}})));
+""")
+    seen = tmp_path / "seen"
+    done = subprocess.run([NODE, "--require", str(tmp_path / "sender.js"), str(tmp_path / "t.js")],
+                          env={"FACTORY_BLIND_SEEN": str(seen)}, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    node = json.loads(done.stdout)
+    records = {json.loads(head): sent(record) for head, _, record in (line.partition("\t") for line in seen.read_text().splitlines())}
+    from factory.verify.frameworks.jsvalues import structure
+    expected = [structure(parse("javascript", f"x = {lit};\n").named_children[0].named_children[0].child_by_field_name("right"))
+                for lit in DEEP_LITERALS]
+    assert None not in expected
+    for j, row in enumerate(node):
+        for i, verdict in enumerate(row):
+            host = HOWS["deep-strict"](records[f"d{j}"], expected[i])
+            if j >= len(DEEP_ACTUALS):
+                assert not host  # read by nobody: unequal, where node may say equal
+            else:
+                assert host == verdict, ([*DEEP_ACTUALS, *READ_BY_NOBODY][j], DEEP_LITERALS[i], host, verdict)
+    assert sum(map(sum, node)) >= len(DEEP_LITERALS)

@@ -42,7 +42,7 @@ from factory.verify.frameworks.base import TRUSTED
 from factory.verify.frameworks.copies import javascript, plant
 from factory.verify.frameworks.copies.base import Copies
 from factory.verify.frameworks.copies.treesitter import Edit, apply, parse, source, walk
-from factory.verify.frameworks.jsvalues import CONVERTS, HOWS, JsValue, literal, sent
+from factory.verify.frameworks.jsvalues import CONVERTS, HOWS, JsValue, literal, sent, structure
 from factory.verify.results.names import clean
 
 SEEN = "__factory_seen__"
@@ -219,9 +219,13 @@ def _blind(call: tree_sitter.Node, asserts: dict[str, bool]) -> tuple[tree_sitte
     if method in _ASSERT_METHODS and strict is not None:
         if not 2 <= len(args) <= 3 or not _plain_message(args[2:]):
             return None
-        sides = _sides(args[0], args[1])
         legacy, strict_how, negated = _ASSERT_METHODS[method]
-        return (sides[0], strict_how if strict else legacy, sides[1], negated) if sides else None
+        how = strict_how if strict else legacy
+        if (sides := _sides(args[0], args[1])) is not None:
+            return sides[0], how, sides[1], negated
+        if "deep" in method.lower() and how == "is" and (sides := _sides(args[0], args[1], structure)) is not None:
+            return sides[0], "deep-strict", sides[1], negated
+        return None
     if method in _EXPECT_METHODS and len(args) == 1 and (expected := literal(args[0])) is not None:
         negated = target.type == "member_expression" and source(target.child_by_field_name("property")) == "not"
         subject = target.child_by_field_name("object") if negated else target
@@ -242,9 +246,10 @@ def _assert_object(node: tree_sitter.Node, asserts: dict[str, bool]) -> bool | N
     return None
 
 
-def _sides(a: tree_sitter.Node, b: tree_sitter.Node) -> tuple[tree_sitter.Node, JsValue] | None:
-    """(the actual side, the expected literal) when exactly one side is a literal of a primitive."""
-    left, right = literal(a), literal(b)
+def _sides(a: tree_sitter.Node, b: tree_sitter.Node, read=literal) -> tuple[tree_sitter.Node, JsValue] | None:
+    """(the actual side, the expected literal) when exactly one side is a literal of a primitive
+    (`read`: or an object or array literal of them)."""
+    left, right = read(a), read(b)
     if (left is None) == (right is None):
         return None
     return (a, right) if right is not None else (b, left)

@@ -32,6 +32,20 @@
     }
   }
 
+  const types = require('util').types;
+  const isProxy = types.isProxy;
+  const exotic = [types.isArgumentsObject, types.isBoxedPrimitive, types.isDate, types.isRegExp, types.isMap,
+    types.isSet, types.isNativeError, types.isArrayBufferView, types.isAnyArrayBuffer, types.isPromise,
+    types.isWeakMap, types.isWeakSet, types.isModuleNamespaceObject];
+  const isArray = Array.isArray;
+  const ownKeys = Reflect.ownKeys;
+  const describe = Reflect.getOwnPropertyDescriptor;
+  const prototypeOf = Reflect.getPrototypeOf;
+  const objectPrototype = Object.prototype;
+  const arrayPrototype = Array.prototype;
+  const toStringTag = Symbol.toStringTag;
+  const DEPTH = 8;
+  const NODES = 20000;
   const isObject = (value) => (typeof value === 'object' && value !== null) || typeof value === 'function';
 
   // A primitive as `kind TAB value`: numbers as the engine writes them, with NaN and -0 told
@@ -79,11 +93,46 @@
     throw new TypeErrorClass('Cannot convert object to primitive value');
   }
 
+  // For node's deepStrictEqual against an object or array literal: the value's own properties as
+  // data, read without running its code (a Proxy, an accessor or a built-in with internal slots
+  // is named, not read: the host counts it unequal). JSON written by hand: our own arrays would
+  // reach a patched Array.prototype.toJSON through JSON.stringify.
+  function tree(value, depth, budget) {
+    if (!isObject(value) || typeof value === 'function') return apply(stringify, undefined, [encode(value)]);
+    if (isProxy(value)) return '{"x":"proxy"}';
+    for (let i = 0; i < exotic.length; i++) if (exotic[i](value)) return '{"x":"built-in"}';
+    if (depth >= DEPTH || --budget.left < 0) return '{"x":"too deep or large"}';
+    const proto = prototypeOf(value);
+    const array = isArray(value);
+    const kind = proto === objectPrototype && !array ? 'Object' : proto === arrayPrototype && array ? 'Array'
+      : proto === null ? 'null' : 'other';
+    const keys = ownKeys(value);
+    let out = '{"p":"' + kind + '","s":';
+    let symbols = 0;
+    let entries = '';
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i];
+      const own = describe(value, key);
+      if (typeof key === 'symbol') {
+        if (own.enumerable || key === toStringTag) symbols = 1;
+        continue;
+      }
+      const data = hasOwnData(own);
+      entries += (entries ? ',' : '') + '[' + apply(stringify, undefined, [key]) + ',' + (own.enumerable ? 1 : 0) + ',' +
+        (data ? tree(own.value, depth + 1, budget) : 'null') + ']';
+      if (budget.left < 0) return '{"x":"too deep or large"}';
+    }
+    return out + symbols + ',"k":[' + entries + ']}';
+  }
+
+  const hasOwnData = (descriptor) => apply(hasOwn, descriptor, ['value']);
+
   function seen(id, value, converts) {
-    // 1: an object or a function is converted (`==`); 2: a function only (node's legacy deepEqual)
+    // 1: an object or a function is converted (`==`); 2: a function only (node's legacy deepEqual);
+    // 3: the value's own properties (node's deepStrictEqual against an object or array literal)
     const convert = (converts === 1 && isObject(value)) || (converts === 2 && typeof value === 'function');
-    const record = convert ? (typeof value === 'function' ? 'function>' : 'object>') + encode(toPrimitive(value))
-      : encode(value);
+    const record = converts === 3 ? 'deep\t' + tree(value, 0, { left: NODES })
+      : convert ? (typeof value === 'function' ? 'function>' : 'object>') + encode(toPrimitive(value)) : encode(value);
     const line = (typeof id === 'string' ? apply(stringify, undefined, [id]) : '?') + '\t' + record + '\n';
     if (fd >= 0) {
       try {

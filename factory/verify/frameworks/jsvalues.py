@@ -31,7 +31,9 @@ OBJECTS = ("object", "function", "symbol")
 class JsValue:
     kind: str
     """`PRIMITIVES` or `OBJECTS`."""
-    value: float | int | str | bool | None = None
+    value: float | int | str | bool | dict | list | Tree | None = None
+    """A primitive's value; an expected object's members (`structure`); what the sender read of an
+    actual object (`Tree`)."""
     converted: JsValue | None = None
     """For an object met by a loose check: the primitive its own conversion gave (`ToPrimitive`)."""
 
@@ -68,6 +70,41 @@ def literal(node: tree_sitter.Node) -> JsValue | None:
     if kind in ("true", "false", "null", "undefined") or (kind == "identifier" and text in ("NaN", "Infinity", "undefined")):
         return _NAMED[text]
     return None
+
+
+MAX_DEPTH, MAX_NODES = 8, 2000
+"""The deepest and largest object or array literal a blind check takes (the sender reads values
+as deep as `DEPTH` in `jsblind_sender.js`, 8, and its budget of nodes is far larger)."""
+
+
+def structure(node: tree_sitter.Node, depth: int = 0, budget: list[int] | None = None) -> JsValue | None:
+    """An object or array literal of primitives (nested), as node's deepStrictEqual compares it:
+    an object is a dict of its keys, an array a list. None for anything whose value a reader
+    could not be sure of: a spread, a hole, a computed, numeric, repeated or `__proto__` key, a
+    method, a shorthand, a literal nested past `MAX_DEPTH` or larger than `MAX_NODES`."""
+    budget = [MAX_NODES] if budget is None else budget
+    budget[0] -= 1
+    if budget[0] < 0 or depth > MAX_DEPTH:
+        return None
+    if node.type in ("parenthesized_expression", "as_expression", "satisfies_expression") and node.named_children:
+        return structure(node.named_children[0], depth, budget)
+    if node.type == "array":
+        items = [c for c in node.named_children if c.type != "comment"]
+        values = [structure(c, depth + 1, budget) for c in items]
+        holes = re.search(r"\[\s*,|,\s*,", source(node)) is not None
+        return None if holes or None in values else JsValue("object", values)
+    if node.type == "object":
+        members: dict[str, JsValue] = {}
+        for pair in (c for c in node.named_children if c.type != "comment"):
+            key = pair.child_by_field_name("key") if pair.type == "pair" else None
+            name = source(key) if key is not None and key.type == "property_identifier" else \
+                (string(source(key)) or JsValue("number")).value if key is not None and key.type == "string" else None
+            value = structure(pair.child_by_field_name("value"), depth + 1, budget) if isinstance(name, str) else None
+            if value is None or name in members or name == "__proto__":
+                return None
+            members[name] = value
+        return JsValue("object", members)
+    return literal(node)
 
 
 def number(text: str) -> JsValue | None:
@@ -148,6 +185,11 @@ def sent(record: str) -> JsValue | None:
     conversion gave);
     None for a record it would not write."""
     kind, _, payload = record.partition("\t")
+    if kind == "deep":
+        try:
+            return _tree(json.loads(payload))
+        except (ValueError, TypeError, KeyError):
+            return None
     if kind.startswith(("object>", "function>")):
         outer, _, inner = record.partition(">")
         converted = sent(inner)
@@ -212,6 +254,56 @@ def loose_equal(a: JsValue, b: JsValue) -> bool:
     return False
 
 
+@dataclass(frozen=True)
+class Tree:
+    """An object as the sender read it for a deep check: its prototype (`Object`, `Array`, `null`,
+    `other`), whether it has an enumerable own symbol (or its own Symbol.toStringTag), and each own
+    string key -> (enumerable, its value; None for an accessor, which the sender does not call)."""
+
+    proto: str
+    symbols: bool
+    keys: dict[str, tuple[bool, JsValue | None]]
+
+
+def _tree(node: object) -> JsValue | None:
+    if isinstance(node, str):
+        return sent(node)
+    if not isinstance(node, dict):
+        return None
+    if "x" in node:  # a Proxy, a built-in, past the sender's depth: read by no one, equal to nothing
+        return JsValue("object")
+    keys: dict[str, tuple[bool, JsValue | None]] = {}
+    for key, enumerable, value in node.get("k", []):
+        keys[key] = (bool(enumerable), None if value is None else _tree(value))
+    return JsValue("object", Tree(node["p"], bool(node["s"]), keys))
+
+
+def _index(key: str) -> bool:
+    return key.isdigit() and (key == "0" or key[0] != "0") and int(key) < 2 ** 32 - 1
+
+
+def deep_strict_equal(actual: JsValue, expected: JsValue) -> bool:
+    """node's `assert.deepStrictEqual(actual, expected)` with `expected` a `structure` (or a
+    primitive): prototypes alike, the same own enumerable keys, each value so equal, no holes."""
+    if not isinstance(expected.value, (dict, list)):
+        return same_value(actual, expected)
+    tree = actual.value if actual.kind == "object" else None
+    if not isinstance(tree, Tree) or tree.symbols:
+        return False
+    enumerable = {key for key, (listed, _) in tree.keys.items() if listed}
+    if isinstance(expected.value, dict):
+        return tree.proto == "Object" and enumerable == set(expected.value) and all(
+            tree.keys[key][1] is not None and deep_strict_equal(tree.keys[key][1], value)
+            for key, value in expected.value.items())
+    length = tree.keys.get("length", (False, None))[1]
+    if tree.proto != "Array" or length is None or not same_value(length, JsValue("number", float(len(expected.value)))):
+        return False
+    if any(not _index(key) for key in enumerable):
+        return False  # an array's own enumerable non-index property: the literal has none
+    items = [tree.keys.get(str(i), (False, None))[1] for i in range(len(expected.value))]
+    return all(item is not None and deep_strict_equal(item, value) for item, value in zip(items, expected.value, strict=True))
+
+
 def nan(value: JsValue) -> bool:
     return value.kind == "number" and math.isnan(value.value)
 
@@ -252,8 +344,11 @@ HOWS = {
     # node's legacy assert.deepEqual of a primitive: `==` or both NaN; an object is never equal
     # (a function is: node compares it with `==`)
     "deep-loose": lambda a, b: a.kind != "object" and (loose_equal(a, b) or (nan(a) and nan(b))),
+    # node's deepStrictEqual against an object or array literal
+    "deep-strict": deep_strict_equal,
 }
 """How a check compares the value sent with the expected one, by the assertion it replaced."""
-CONVERTS = {"loose": 1, "equal": 1, "deep-loose": 2}
-"""Checks that call a value's own conversion, as `==` does, and the sender's flag for it: 1 for
-an object or a function, 2 for a function only (legacy `deepEqual` never converts an object)."""
+CONVERTS = {"loose": 1, "equal": 1, "deep-loose": 2, "deep-strict": 3}
+"""Checks whose value the sender does more than name, and its flag for each: 1 converts an object
+or a function as `==` does, 2 a function only (legacy `deepEqual` never converts an object), 3
+reads an object's own properties (`Tree`)."""
