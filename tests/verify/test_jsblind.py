@@ -10,6 +10,7 @@ import random
 import re
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -22,6 +23,7 @@ from factory.verify.results import read, status_of
 from tests.verify.copies.realrun import demo_tasks, gold_repo, plant
 
 NODE = shutil.which("node")
+DEMO_REPO = Path(__file__).parents[2] / "pipelines/tasksets/demo-js/repos/qstring"
 
 MOCHA = """\
 'use strict';
@@ -319,3 +321,22 @@ console.log(JSON.stringify(actuals.map((a, j) => {{
             else:
                 assert host == verdict, ([*DEEP_ACTUALS, *READ_BY_NOBODY][j], DEEP_LITERALS[i], host, verdict)
     assert sum(map(sum, node)) >= len(DEEP_LITERALS)
+
+
+def test_no_plan_leaves_the_hidden_tests_expected_values_in_the_files():
+    """What `js-reads-expected-at-run-time` reads (`qs.parse('QUERY'), EXPECTED);`, a hidden test's
+    line) is in no file of any plan, original or twin: the original's place among them no longer matters."""
+    files = {str(p.relative_to(DEMO_REPO)): p.read_text() for p in (DEMO_REPO / "test").glob("*.test.js")}
+    whole = "\n".join(files.values())
+    for task in demo_tasks("demo-js"):
+        hidden = []
+        for test_id in task.FAIL_TO_PASS:
+            body = whole[whole.index(f"it('{test_id.split(' ', 1)[1]}'"):]
+            hidden += [line.strip() for line in body[:body.index("\n  });")].splitlines()[1:]]
+        assert hidden
+        for seed in range(40):
+            copies = COPY_WRITERS.get("javascript").plan(files, list(task.FAIL_TO_PASS),
+                                                          [*task.FAIL_TO_PASS, *task.PASS_TO_PASS], random.Random(seed))
+            blind = jsblind.planned(task, files, copies, random.Random(seed))
+            planted = "\n".join({**files, **copies.files, **blind.files}.values())
+            assert not any(line in planted for line in hidden), (task.instance_id, seed)
