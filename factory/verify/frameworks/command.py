@@ -18,8 +18,10 @@ the report never names fails, a run with no evidence of tests is not a pass, an 
 that contradicts the report is not a pass, nothing the code under test prints reaches root's
 output, and a report in which the canary or a copy whose original passed did not fail is
 `tampered`: a forger must tell copies from originals, which differ by one literal, under names
-of the same kind. What it does not give: Python's blind checks, and copies where the writer
-finds no site or the command selects tests by name; the verdict names each (`weak controls`).
+of the same kind. In JavaScript run by mocha or `node --test`, blind checks (`jsblind.py`) keep
+the hidden tests' expected values on the host: a test passes only if it sent each value, equal.
+What it does not give: blind checks in Go, Java, Rust or under jest/vitest, and copies where the
+writer finds no site or the command selects tests by name; the verdict names each (`weak controls`).
 """
 
 from __future__ import annotations
