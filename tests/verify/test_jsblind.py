@@ -159,11 +159,11 @@ actuals.forEach((a, j) => {{
 console.log(JSON.stringify(out));
 """
     (tmp_path / "t.js").write_text(script)
+    (tmp_path / "sender.js").write_text(jsblind.SENDER_SOURCE)
     seen = tmp_path / "seen"
     done = subprocess.run([NODE, "--require", str(tmp_path / "sender.js"), str(tmp_path / "t.js")],
-                          env={"FACTORY_BLIND_SEEN": str(seen), "PATH": "/usr/bin:/bin"}, capture_output=True, text=True,
-                          timeout=120) if (tmp_path / "sender.js").write_text(jsblind.SENDER_SOURCE) else None
-    assert done is not None and done.returncode == 0, done.stderr
+                          env={"FACTORY_BLIND_SEEN": str(seen)}, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
     node = json.loads(done.stdout)
     records = {}
     for line in seen.read_text().splitlines():

@@ -119,7 +119,7 @@ def plan(files: dict[str, str], tests: list[str], rng: random.Random) -> Blind:
                 if found is None:
                     continue
                 actual, how, expected, negated = found
-                check_id = f"{rng.getrandbits(32):08x}"
+                check_id = _fresh_id(blind.checks, rng)
                 blind.checks[check_id] = BlindCheck(test, how, expected, negated, f"{path}:{check.start_point[0] + 1}")
                 edits.append(Edit(check.start_byte, check.end_byte, _sending(check, actual, check_id, how)))
         if edits:
@@ -129,6 +129,13 @@ def plan(files: dict[str, str], tests: list[str], rng: random.Random) -> Blind:
             else:  # the grammar no longer reads it: run the file as it was
                 blind.checks = {k: c for k, c in blind.checks.items() if not c.where.startswith(f"{path}:")}
     return blind
+
+
+def _fresh_id(taken: dict[str, BlindCheck], rng: random.Random) -> str:
+    """A drawn id, so that twins read alike (numbered ids would rank them)."""
+    while (check_id := f"{rng.getrandbits(32):08x}") in taken:
+        pass
+    return check_id
 
 
 def _sending(call: tree_sitter.Node, actual: tree_sitter.Node, check_id: str, how: str) -> str:
