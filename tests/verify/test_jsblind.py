@@ -230,6 +230,10 @@ def test_a_passed_test_fails_unless_each_blind_check_sent_one_equal_value():
     assert not judged.problems  # the runner's exit 0 is not held against the tests the host failed
     _, _, forged = jsblind.judge(ran, blind, written + b'"ffff0000"\tnumber\t1\n')
     assert forged and "no check of this run" in forged
+    # an exit status that contradicts the runner's report still denies a pass, and the report still ran
+    from dataclasses import replace
+    contradicted, _, _ = jsblind.judge(replace(ran, exit_code=3), blind, written)
+    assert contradicted.ran and [p.code.value for p in contradicted.problems] == ["exit_contradicts"]
 
 
 def test_demo_reads_back_as_the_command_framework_plans():

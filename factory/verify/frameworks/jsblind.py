@@ -298,6 +298,7 @@ def judge(read: results.Results, blind: Blind, written: bytes | None) -> tuple[r
         return read, {}, None
     wanted = {clean(t) for t in failed}
     cases = tuple(replace(c, status=TestStatus.failed) if wanted & set(c.ids) else c for c in read.cases)
-    # the runner's own problems are kept as they were: its counts and exit status speak of what it ran
-    judged = results.Results(cases=cases, found=read.problems, structured=read.structured)
+    # the runner's counts and exit status speak of what it ran, not of what the host judged
+    judged = results.Results(cases=cases, found=read.found, structured=read.structured,
+                             carried=read.problems[len(read.found):])
     return judged, failed, None
