@@ -344,3 +344,27 @@ def test_no_plan_leaves_the_hidden_tests_expected_values_in_the_files():
             blind = jsblind.planned(task, files, copies, random.Random(seed))
             planted = "\n".join({**files, **copies.files, **blind.files}.values())
             assert not any(line in planted for line in hidden), (task.instance_id, seed)
+
+
+@pytest.mark.skipif(NODE is None, reason="no node on this machine")
+def test_an_esm_node_test_file_sends_its_blind_values_from_the_child_process(tmp_path):
+    """`node --test` runs each file in a child process: the preload reaches it through NODE_OPTIONS,
+    and ES module code finds the global sender."""
+    source = ("import { test } from 'node:test';\nimport assert from 'node:assert/strict';\n\n"
+              "const half = (n) => n / 2;\n\ntest('halves', () => {\n  assert.equal(half(3), 1.5);\n"
+              "  assert.deepEqual(half(-0), -0);\n  assert.deepStrictEqual([half(2), `${half(4)}`], [1, '2']);\n});\n")
+    blind = jsblind.plan({"t.test.mjs": source}, ["halves"], random.Random(5))
+    (tmp_path / "t.test.mjs").write_text(blind.files["t.test.mjs"])
+    (tmp_path / "sender.js").write_text(jsblind.SENDER_SOURCE)
+    seen = tmp_path / "seen"
+    done = subprocess.run([NODE, "--test", str(tmp_path / "t.test.mjs")], capture_output=True, text=True, timeout=120,
+                          env={"FACTORY_BLIND_SEEN": str(seen), "NODE_OPTIONS": f"--require={tmp_path / 'sender.js'}",
+                               "PATH": "/usr/bin:/bin"})
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert [c.how for c in blind.checks.values()] == ["is", "is", "deep-strict"]
+    judged, why, forged = jsblind.judge(_results({"halves": TestStatus.passed}), blind, seen.read_bytes())
+    assert forged is None and not why and status_of(judged, "halves")[0] is TestStatus.passed
+    # the same values judged against other expectations fail the test
+    wrong = jsblind.plan({"t.test.mjs": source.replace("1.5", "1.25")}, ["halves"], random.Random(5))
+    _, why, _ = jsblind.judge(_results({"halves": TestStatus.passed}), wrong, seen.read_bytes())
+    assert "sent a value the assertion would refuse" in why["halves"]
