@@ -22,7 +22,22 @@ from factory.verify.frameworks.jsvalues import HOWS, JsValue, literal, sent
 from factory.verify.results import read, status_of
 from tests.verify.copies.realrun import demo_tasks, gold_repo, plant
 
-NODE = shutil.which("node")
+HOST_NODE = shutil.which("node")
+IMAGE = "factory/node:1"
+"""The demo-js tasks' image (node 18); the host's node may be another version."""
+
+
+@pytest.fixture(params=[pytest.param("host", marks=pytest.mark.skipif(HOST_NODE is None, reason="no node on this machine")),
+                        pytest.param("image", marks=pytest.mark.docker)])
+def node(request, tmp_path) -> str:
+    """A node to run scripts in `tmp_path` with: the host's, or the demo image's behind a wrapper."""
+    if request.param == "host":
+        return HOST_NODE
+    wrapper = tmp_path / "node"
+    wrapper.write_text(f"#!/bin/sh\nexec docker run --rm --network none --label factory.test=jsblind -v {tmp_path}:{tmp_path} "
+                       f"-e FACTORY_BLIND_SEEN -e NODE_OPTIONS {IMAGE} node \"$@\"\n")
+    wrapper.chmod(0o755)
+    return str(wrapper)
 DEMO_REPO = Path(__file__).parents[2] / "pipelines/tasksets/demo-js/repos/qstring"
 
 MOCHA = """\
@@ -134,8 +149,7 @@ ACTUALS = [
 ]
 
 
-@pytest.mark.skipif(NODE is None, reason="no node on this machine")
-def test_the_host_compares_as_node_does(tmp_path):
+def test_the_host_compares_as_node_does(tmp_path, node):
     """Each actual value sent by the real sender, and compared on the host with each literal as
     it parses it, agrees with what node's own assertion (or operator) decides."""
     cases = ", ".join(f"() => ({a})" for a in ACTUALS)
@@ -161,10 +175,10 @@ console.log(JSON.stringify(out));
     (tmp_path / "t.js").write_text(script)
     (tmp_path / "sender.js").write_text(jsblind.SENDER_SOURCE)
     seen = tmp_path / "seen"
-    done = subprocess.run([NODE, "--require", str(tmp_path / "sender.js"), str(tmp_path / "t.js")],
+    done = subprocess.run([node, "--require", str(tmp_path / "sender.js"), str(tmp_path / "t.js")],
                           env={"FACTORY_BLIND_SEEN": str(seen)}, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    node = json.loads(done.stdout)
+    verdicts = json.loads(done.stdout)
     records = {}
     for line in seen.read_text().splitlines():
         head, _, record = line.partition("\t")
@@ -173,22 +187,21 @@ console.log(JSON.stringify(out));
                 for lit in LITERALS]
     assert None not in expected
     compared = 0
-    for j, row in enumerate(node):
+    for j, row in enumerate(verdicts):
         plain, converted, functions = records.get(f"p{j}"), records.get(f"c{j}"), records.get(f"f{j}")
-        for i, verdicts in enumerate(row):
+        for i, decided in enumerate(row):
             lit = expected[i]
             host = {"is": HOWS["is"](plain, lit), "deep": HOWS["is"](plain, lit), "strict": HOWS["strict"](plain, lit),
                     "loose": converted is not None and HOWS["loose"](converted, lit),
                     "equal": converted is not None and HOWS["equal"](converted, lit),
                     "deepLoose": functions is not None and HOWS["deep-loose"](functions, lit),
                     "swapped": converted is not None and HOWS["equal"](converted, lit)}
-            assert host == verdicts, (ACTUALS[j], LITERALS[i], host, verdicts)
+            assert host == decided, (ACTUALS[j], LITERALS[i], host, decided)
             compared += len(host)
-    assert compared > 20000 and sum(v for row in node for c in row for v in c.values()) > 200
+    assert compared > 20000 and sum(v for row in verdicts for c in row for v in c.values()) > 200
 
 
-@pytest.mark.skipif(NODE is None, reason="no node on this machine")
-def test_the_sender_writes_what_the_test_computed_whatever_the_code_patched_after_it_loaded(tmp_path):
+def test_the_sender_writes_what_the_test_computed_whatever_the_code_patched_after_it_loaded(tmp_path, node):
     (tmp_path / "sender.js").write_text(jsblind.SENDER_SOURCE)
     (tmp_path / "t.js").write_text("""
 JSON.stringify = () => '"forged"';
@@ -203,7 +216,7 @@ __factory_seen__('b', 7);
 __factory_seen__('c', { toJSON() { return 'x'; }, valueOf() { return 1; } });
 """)
     seen = tmp_path / "seen"
-    done = subprocess.run([NODE, "--require", str(tmp_path / "sender.js"), str(tmp_path / "t.js")],
+    done = subprocess.run([node, "--require", str(tmp_path / "sender.js"), str(tmp_path / "t.js")],
                           env={"FACTORY_BLIND_SEEN": str(seen)}, capture_output=True, text=True, timeout=60)
     assert done.stdout.strip() == "refused", done.stderr
     assert seen.read_text() == '"a"\tstring\t"real"\n"b"\tnumber\t7\n"c"\tobject\t\n'
@@ -258,7 +271,7 @@ def test_demo_gold_fix_passes_its_blind_checks_and_every_copy_fails(tmp_path, in
     command = task.tests.command.replace("$REPORT_DIR", "/w/.report")
     done = subprocess.run(["docker", "run", "--rm", "--network", "none", "--label", "factory.test=jsblind",
                            "-v", f"{work}:/w", "-v", f"{tmp_path / 'sender'}:/s:ro", "-w", "/w",
-                           "-e", "NODE_OPTIONS=--require=/s/s.js", "-e", "FACTORY_BLIND_SEEN=/w/.seen", "factory/node:1",
+                           "-e", "NODE_OPTIONS=--require=/s/s.js", "-e", "FACTORY_BLIND_SEEN=/w/.seen", IMAGE,
                            "sh", "-c", f"mkdir -p .report && {command}; cat .report/{task.tests.report}"],
                           capture_output=True, text=True, timeout=600)
     ran = read(task.tests.results, done.stdout, exit_code=None)
@@ -292,8 +305,7 @@ READ_BY_NOBODY = ["new Proxy({ a: 1 }, {})", "Object.defineProperty({}, 'a', { g
 check counts them unequal to every literal (docs/verify.md says so)."""
 
 
-@pytest.mark.skipif(NODE is None, reason="no node on this machine")
-def test_deep_checks_against_object_and_array_literals_agree_with_node(tmp_path):
+def test_deep_checks_against_object_and_array_literals_agree_with_node(tmp_path, node):
     actuals = ", ".join(f"() => ({a})" for a in [*DEEP_ACTUALS, *READ_BY_NOBODY])
     literals = ", ".join(f"() => ({lit})" for lit in DEEP_LITERALS)
     (tmp_path / "sender.js").write_text(jsblind.SENDER_SOURCE)
@@ -308,23 +320,23 @@ console.log(JSON.stringify(actuals.map((a, j) => {{
 }})));
 """)
     seen = tmp_path / "seen"
-    done = subprocess.run([NODE, "--require", str(tmp_path / "sender.js"), str(tmp_path / "t.js")],
+    done = subprocess.run([node, "--require", str(tmp_path / "sender.js"), str(tmp_path / "t.js")],
                           env={"FACTORY_BLIND_SEEN": str(seen)}, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    node = json.loads(done.stdout)
+    verdicts = json.loads(done.stdout)
     records = {json.loads(head): sent(record) for head, _, record in (line.partition("\t") for line in seen.read_text().splitlines())}
     from factory.verify.frameworks.jsvalues import structure
     expected = [structure(parse("javascript", f"x = {lit};\n").named_children[0].named_children[0].child_by_field_name("right"))
                 for lit in DEEP_LITERALS]
     assert None not in expected
-    for j, row in enumerate(node):
+    for j, row in enumerate(verdicts):
         for i, verdict in enumerate(row):
             host = HOWS["deep-strict"](records[f"d{j}"], expected[i])
             if j >= len(DEEP_ACTUALS):
                 assert not host  # read by nobody: unequal, where node may say equal
             else:
                 assert host == verdict, ([*DEEP_ACTUALS, *READ_BY_NOBODY][j], DEEP_LITERALS[i], host, verdict)
-    assert sum(map(sum, node)) >= len(DEEP_LITERALS)
+    assert sum(map(sum, verdicts)) >= len(DEEP_LITERALS)
 
 
 def test_no_plan_leaves_the_hidden_tests_expected_values_in_the_files():
@@ -346,8 +358,7 @@ def test_no_plan_leaves_the_hidden_tests_expected_values_in_the_files():
             assert not any(line in planted for line in hidden), (task.instance_id, seed)
 
 
-@pytest.mark.skipif(NODE is None, reason="no node on this machine")
-def test_an_esm_node_test_file_sends_its_blind_values_from_the_child_process(tmp_path):
+def test_an_esm_node_test_file_sends_its_blind_values_from_the_child_process(tmp_path, node):
     """`node --test` runs each file in a child process: the preload reaches it through NODE_OPTIONS,
     and ES module code finds the global sender."""
     source = ("import { test } from 'node:test';\nimport assert from 'node:assert/strict';\n\n"
@@ -357,7 +368,7 @@ def test_an_esm_node_test_file_sends_its_blind_values_from_the_child_process(tmp
     (tmp_path / "t.test.mjs").write_text(blind.files["t.test.mjs"])
     (tmp_path / "sender.js").write_text(jsblind.SENDER_SOURCE)
     seen = tmp_path / "seen"
-    done = subprocess.run([NODE, "--test", str(tmp_path / "t.test.mjs")], capture_output=True, text=True, timeout=120,
+    done = subprocess.run([node, "--test", str(tmp_path / "t.test.mjs")], capture_output=True, text=True, timeout=120,
                           env={"FACTORY_BLIND_SEEN": str(seen), "NODE_OPTIONS": f"--require={tmp_path / 'sender.js'}",
                                "PATH": "/usr/bin:/bin"})
     assert done.returncode == 0, done.stdout + done.stderr
