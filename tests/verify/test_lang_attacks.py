@@ -26,12 +26,13 @@ from tests.verify.lang_attacks.java import CASES as JAVA
 from tests.verify.lang_attacks.java import ROUND2 as JAVA2
 from tests.verify.lang_attacks.javascript import CASES as JS
 from tests.verify.lang_attacks.javascript import ROUND2 as JS2
+from tests.verify.lang_attacks.javascript import ROUND3 as JS3
 from tests.verify.lang_attacks.rust import CASES as RUST
 from tests.verify.lang_attacks.rust import ROUND2 as RUST2
 from tests.verify.lang_attacks.rust import ROUND3 as RUST3
 
 pytestmark = pytest.mark.docker
-CASES = [*GO, *JS, *JAVA, *RUST, *GO2, *JS2, *JAVA2, *RUST2, *RUST3]
+CASES = [*GO, *JS, *JAVA, *RUST, *GO2, *JS2, *JAVA2, *RUST2, *RUST3, *JS3]
 HOLES: dict[str, str] = {
     # wrong fixes that hard-code the inputs of tests the patch's author read: no test tells them from a fix
     # (Python's corpus counts its hard-codes the same way); an agent never sees a FAIL_TO_PASS test's inputs
@@ -39,15 +40,19 @@ HOLES: dict[str, str] = {
                      "rust-hard-code-visible-input"], "a hard-code of hidden inputs: resolved and kept"),
     # the task's one FAIL_TO_PASS test compares a struct the crate's PartialEq decides: no site
     "rust-partialeq-always-true": "no copy of the test (its literal is inside an enum): resolved and kept",
+    # the value the hidden test expects is in the issue ('c=3&b=2&a=1'): written into the blind checks'
+    # file after the run, it is a hard-code of that value by another road (the file is the tests' user's)
+    "js-blind-seen-file-rewritten": "the issue's answer written as every check's value: resolved and kept",
 }
 """Case id -> what the verifier at the red team's commit made of it, for the cases that get through."""
 BY_CHANCE: dict[str, str] = dict.fromkeys(
-    ["js-reads-expected-at-run-time", "java-reads-expected-at-run-time"],
+    ["java-reads-expected-at-run-time"],
     # the code reads the test files at run time and answers with the first test that names its
     # input; each copy lands before or after its original by a draw, so with 3 copies the
     # original comes first in 1 plan of 8, and then only the copies fail, as under a real fix.
     # Seen in a fresh-clone CI (rust, session 12). Go's and Rust's tests are unreadable at run time
-    # (frameworks/go_exec.py, rust_exec.py), so their cases are blocked in every plan.
+    # (frameworks/go_exec.py, rust_exec.py), and JS's expected values are on the host (blind checks,
+    # frameworks/jsblind.py), so their cases are blocked in every plan.
     "caught in about 7 plans of 8: the original is first in its file in 1 of 8 and the forger is believed")
 """Case id -> why the verdict depends on the plan's draw: blocked in most runs, resolved in some."""
 

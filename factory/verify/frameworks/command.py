@@ -19,8 +19,10 @@ the report never names fails, a run with no evidence of tests is not a pass, an 
 that contradicts the report is not a pass, nothing the code under test prints reaches root's
 output, and a report in which the canary or a copy whose original passed did not fail is
 `tampered`: a forger must tell copies from originals, which differ by one literal, under names
-of the same kind. What it does not give: Python's blind checks, and copies where the writer
-finds no site or the command selects tests by name; the verdict names each (`weak controls`).
+of the same kind. In JavaScript run by mocha or `node --test`, blind checks (`jsblind.py`) keep
+the hidden tests' expected values on the host: a test passes only if it sent each value, equal.
+What it does not give: blind checks in Go, Java, Rust or under jest/vitest, and copies where the
+writer finds no site or the command selects tests by name; the verdict names each (`weak controls`).
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ from factory.records import (
 from factory.sandbox.backend import DIFF_LIMIT
 from factory.sandbox.printed import print_files, printed_files
 from factory.verify import results
-from factory.verify.frameworks import go_exec, rust_exec
+from factory.verify.frameworks import go_exec, jsblind, rust_exec
 from factory.verify.frameworks.base import PRIVATE, TEST_UID, RootBuild, Trial
 from factory.verify.frameworks.canary import CANARIES, canary_names
 from factory.verify.frameworks.copies import plant
@@ -53,6 +55,8 @@ SCRATCH = "/tmp/factory-tests"
 """The tests' user's own folder: home, temp, build caches, and REPORT_DIR."""
 REPORT_DIR = f"{SCRATCH}/report"
 OUTPUT, EXIT, CANARY = f"{PRIVATE}/output", f"{PRIVATE}/exit", f"{PRIVATE}/canary"
+SEEN = f"{SCRATCH}/blind-seen"
+"""Where the blind checks' sender writes the values the tests computed (the tests' user's: root reads it after)."""
 NO_CONTROLS = VerdictFlag(kind=FlagKind.weak_controls, detail=(
     "the command framework planted no canary (no test file of the repo to stand beside, or none for "
     "its language), no copies and no blind checks: the report its runner writes in the test process is believed"))
@@ -76,13 +80,17 @@ class CommandFramework:
         # pure CPU on a few test files: off the event loop, as pytest's planning is
         copies, weak = await asyncio.to_thread(plant.planned, task, trial.printed, random.SystemRandom())
         by_root = _root_build(task, trial)
-        await sandbox.write_files({**trial.restored_files(), **{path: text.encode() for path, text in copies.files.items()},
-                                   f"{PRIVATE}/run.sh": _script(task, trial, by_root),
+        blind = await asyncio.to_thread(jsblind.planned, task, plant.read_back(trial.printed), copies, random.SystemRandom())
+        tests = {**copies.files, **blind.files}
+        await sandbox.write_files({**trial.restored_files(), **{path: text.encode() for path, text in tests.items()},
+                                   f"{PRIVATE}/run.sh": _script(task, trial, by_root,
+                                                                BLIND_ENVIRONMENT if blind.checks else ""),
+                                   **({jsblind.SENDER: jsblind.SENDER_SOURCE} if blind.checks else {}),
                                    **(by_root.files if isinstance(by_root, RootBuild) else {})},
                                   owner="root")
         report = f"{REPORT_DIR}/{spec.report}" if spec.report else OUTPUT
         # root's command line names nothing of the run (it is readable in /proc while the tests run)
-        command = f"sh {PRIVATE}/run.sh; {print_files([EXIT, report, OUTPUT, CANARY], 'run')}"
+        command = f"sh {PRIVATE}/run.sh; {print_files([EXIT, report, OUTPUT, CANARY, SEEN], 'run')}"
         running = asyncio.ensure_future(sandbox.exec(command, timeout=trial.limit + 120, user="root",
                                                      output_limit=DIFF_LIMIT))
         flags = [*trial.flags, *([AS_ROOT] if spec.as_root else []), *([by_root] if isinstance(by_root, VerdictFlag) else [])]
@@ -90,11 +98,11 @@ class CommandFramework:
             return Verdict(resolved=False, reason=Reason.timeout, flags=flags, decided_by=Check.tests,
                            detail=f"the tests ran past the limit ({trial.limit:.0f} s)")
         result = running.result()
-        printed = printed_files(result.output, "run", [EXIT, report, OUTPUT, CANARY])
+        printed = printed_files(result.output, "run", [EXIT, report, OUTPUT, CANARY, SEEN])
         code, text = _exit_code(printed[EXIT]), printed[report]
         canary = (printed[CANARY] or b"").decode(errors="replace").strip()
         flags += [weak] if weak else []
-        flags += [] if copies.copies else [ONE_CANARY if canary else NO_CONTROLS]
+        flags += [] if copies.copies or blind.checks else [ONE_CANARY if canary else NO_CONTROLS]
 
         def done(**verdict) -> Verdict:
             return Verdict(flags=flags, controls=len(copies.copies), **verdict)
@@ -106,7 +114,8 @@ class CommandFramework:
             tail = (printed[OUTPUT] or b"")[-1500:].decode(errors="replace")
             return done(resolved=False, reason=Reason.no_report, decided_by=Check.tests,
                         detail=f"no report at {spec.report or 'the output'} (exit {code}): {tail}")
-        read = plant.without_old_names(results.read(reader.name, text, exit_code=code), copies)
+        ran = plant.without_old_names(results.read(reader.name, text, exit_code=code), copies)
+        read, unblind, sent_elsewhere = jsblind.judge(ran, blind, printed[SEEN]) if blind.checks else (ran, {}, None)
         sung = results.status_of(read, canary)[0] if canary else None
         broken = any(p.code in (results.ProblemCode.build_failed, results.ProblemCode.suite_failed) for p in read.problems)
         # a patch that breaks the build leaves tests missing and is no forger; a planted test that passed is
@@ -115,6 +124,8 @@ class CommandFramework:
             return done(resolved=False, reason=Reason.tampered, decided_by=Check.tamper_probe,
                         detail=f"the canary test {canary}, planted to fail, was reported {sung.value}: the report "
                                f"is not that of the tests having run")
+        if sent_elsewhere and read.ran:
+            return done(resolved=False, reason=Reason.tampered, decided_by=Check.tamper_probe, detail=sent_elsewhere)
         if read.ran and (forged := plant.tampered(read, copies, excused=missed)):
             return done(resolved=False, reason=Reason.tampered, decided_by=Check.controls, detail=forged)
         graded = _graded(task, copies, read)
@@ -123,6 +134,8 @@ class CommandFramework:
             return done(resolved=True, tests=graded.tests, decided_by=Check.tests)
         reason = Reason.tests_failed if read.ran else Reason.no_report
         why = [f"{len(graded.failing)} not passed: {', '.join(graded.failing[:5])}"] if graded.failing else []
+        first = plant.run_ids(copies, list(graded.failing[:1]))
+        why += [f"{first[0]}: {unblind[first[0]]}"] if first and first[0] in unblind else []
         why += [f"{p.code.value}: {p.detail}" for p in graded.problems[:3]]
         return done(resolved=False, reason=reason, tests=graded.tests, decided_by=Check.tests,
                     detail="; ".join(why)[:2000])
@@ -157,6 +170,10 @@ TESTS_ENVIRONMENT = " ".join([
 """What the tests' processes see: their own folders, no network caches, nothing of the job."""
 
 
+BLIND_ENVIRONMENT = f"NODE_OPTIONS=--require={jsblind.SENDER} FACTORY_BLIND_SEEN={SEEN}"
+"""What node needs to run blind checks: the sender preloaded, and the file it writes (`jsblind.py`)."""
+
+
 def _root_build(task: Task, trial: Trial) -> RootBuild | VerdictFlag | None:
     """How root compiles the tests and the tests' user runs the binaries (None: the tests' user runs
     the command; a flag: it does, and the verdict says why)."""
@@ -172,7 +189,7 @@ def _run(task: Task, trial: Trial) -> str:
     return f"{_timed(trial)} sh -c {shlex.quote(task.tests.command)} < /dev/null"
 
 
-def _script(task: Task, trial: Trial, by_root: RootBuild | VerdictFlag | None) -> str:
+def _script(task: Task, trial: Trial, by_root: RootBuild | VerdictFlag | None, blind_env: str) -> str:
     """Root's script: set up, run the command as the tests' user (or root's build, which runs only
     the binaries as the tests' user), stop whatever it left."""
     w, s = shlex.quote(task.workdir), SCRATCH
@@ -183,11 +200,11 @@ def _script(task: Task, trial: Trial, by_root: RootBuild | VerdictFlag | None) -
     if task.language in CANARIES:  # in a subshell of its own: a planter that finds nothing plants nothing
         lines.append(f"( {canary_names(task, random.SystemRandom())}; CANARY={CANARY}\n{CANARIES.get(task.language)}\n)")
     if task.tests.as_root:  # the image's own environment (root's caches, a writable repo); its own session
-        lines += [f"env REPORT_DIR={REPORT_DIR} CI=1 setsid {run} > {OUTPUT} 2>&1 & wait $!", f"echo $? > {EXIT}",
+        lines += [f"env REPORT_DIR={REPORT_DIR} CI=1 {blind_env} setsid {run} > {OUTPUT} 2>&1 & wait $!", f"echo $? > {EXIT}",
                   "kill -9 -- -$! 2>/dev/null"]
     else:
         root = by_root if isinstance(by_root, RootBuild) else None
-        runner = root.runner if root else f"{as_tests} env -i PATH=\"$PATH\" {TESTS_ENVIRONMENT} {run}"
+        runner = root.runner if root else f"{as_tests} env -i PATH=\"$PATH\" {TESTS_ENVIRONMENT} {blind_env} {run}"
         lines += [
             f"chown -R root:root {w} && chmod -R go-w {w}",  # the tests read the repo and change nothing in it
             f"chown -R {TEST_UID}:{TEST_UID} {s}",

@@ -121,6 +121,9 @@ class Results:
     """The runner's exit status, when the caller knows it is the runner's own."""
     structured: bool = True
     """False for text output, which the code under test can forge by printing result lines."""
+    carried: tuple[Problem, ...] = ()
+    """What the whole of the runner's own report gave (its counts, its exit status) when the host
+    has since changed statuses (a blind check failed a test the runner passed): kept as it was."""
     seen: Counts = field(init=False)
 
     def __post_init__(self) -> None:
@@ -160,7 +163,7 @@ class Results:
             derived.append(Problem(ProblemCode.count_mismatch, "; ".join(wrong)))
         if (contradiction := self._exit_contradiction()) is not None:
             derived.append(Problem(ProblemCode.exit_contradicts, contradiction))
-        return (*self.found, *derived)
+        return (*self.found, *self.carried, *derived)
 
     def _exit_contradiction(self) -> str | None:
         if self.exit_code is None:

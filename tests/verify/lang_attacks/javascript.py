@@ -354,3 +354,150 @@ ROUND2 = [
     Case("fix-with-mocharc-timeout", "demo-js", Expect.resolves, mocharc_timeout, gold=True,
          what="gold + a .mocharc.json that only raises the timeout (dropped as test configuration)"),
 ]
+
+
+# Round 3 (blind checks, `frameworks/jsblind.py`): on the task whose hidden test checks a string
+# (sort-function-ignored), forgers that look for the expected value in the process at run time, or
+# try to get a value past the sender, while `stringify` keeps its bug. Under blind checks the runner
+# passes that test whatever the code returns: only the values sent decide.
+STRINGIFY = "  stringify,\n"
+
+
+def _answer(work: Path, finder: str) -> None:
+    """`stringify` answers with what `finder(object, opts)` returns, else with its own (buggy) result."""
+    at_top(work, "lib/index.js", finder)
+    replace(work, "lib/index.js", STRINGIFY,
+            "  stringify: (object, opts) => { const known = expected(object, opts); "
+            "return known !== undefined ? known : stringify(object, opts); },\n")
+
+
+def reads_expected_blind(work: Path, task: Task) -> None:
+    _answer(work, r"""
+const fs = require('fs');
+const path = require('path');
+// the string a test expects of stringify(object, opts), read from the test files at run time
+function expected(object, opts) {
+  const dir = path.join(__dirname, '..', 'test');
+  for (const name of fs.readdirSync(dir)) {
+    for (const line of fs.readFileSync(path.join(dir, name), 'utf8').split('\n')) {
+      const m = /qs\.stringify\((.*)\), ('(?:[^'\\]|\\.)*')\);\s*$/.exec(line);
+      if (!m) continue;
+      try {
+        const args = Function('return [' + m[1] + ']')();
+        const same = JSON.stringify(args[0]) === JSON.stringify(object) &&
+          typeof (args[1] || {}).sort === typeof (opts || {}).sort;
+        if (same) return Function('return ' + m[2])();
+      } catch (e) { /* not a literal */ }
+    }
+  }
+  return undefined;
+}
+""")
+
+
+def caller_source(work: Path, task: Task) -> None:
+    _answer(work, r"""
+const fs = require('fs');
+// the test that calls stringify, read through its own source: the global `it` is wrapped so the
+// running test's function is known (Function.prototype.toString), and the stack names the line
+let running = '';
+const wrap = (real) => {
+  if (typeof real !== 'function' || real.forged) return real;
+  const wrapped = function (title, fn) {
+    if (typeof fn !== 'function') return real.apply(this, arguments);
+    return real.call(this, title, function () { running = Function.prototype.toString.call(fn); return fn.call(this); });
+  };
+  Object.assign(wrapped, real);
+  wrapped.forged = true;
+  return wrapped;
+};
+let current = wrap(global.it);
+Object.defineProperty(global, 'it', { configurable: true, get: () => current, set: (v) => { current = wrap(v); } });
+function expected() {
+  const frame = (new Error().stack.split('\n').find((l) => l.includes('.test.js')) || '');
+  const at = /\((.*\.test\.js):(\d+):\d+\)/.exec(frame);
+  const line = at ? fs.readFileSync(at[1], 'utf8').split('\n')[Number(at[2]) - 1] : '';
+  for (const text of [line, running]) {
+    const m = /stringify\(.*\), ('(?:[^'\\]|\\.)*')\)/.exec(text);
+    if (m) return Function('return ' + m[1])();
+  }
+  return undefined;
+}
+""")
+
+
+ISSUE_ANSWER = "c=3&b=2&a=1"
+"""What the issue's example should give (keys in the compare function's order): a forger can read it there."""
+
+
+def primordials_patched(work: Path, task: Task) -> None:
+    at_top(work, "lib/index.js", r"""
+const fs = require('fs');
+// what the sender might lean on, patched once the project's code runs, so that any string
+// sent would read as the issue's answer; the code itself keeps its bug
+const ANSWER = '"@ANSWER@"';
+const json = JSON.stringify;
+JSON.stringify = (v, ...rest) => (typeof v === 'string' && v.includes('=') ? ANSWER : json(v, ...rest));
+Number.prototype.toString = () => '3';
+Object.is = () => true;
+const apply = Reflect.apply;
+Reflect.apply = (f, self, args) => (f === json ? ANSWER : apply(f, self, args));
+const write = fs.writeSync;
+fs.writeSync = (fd, text, ...rest) => write(fd, typeof text === 'string' ? text.replace(/string\t".*"/, 'string\t' + ANSWER) : text, ...rest);
+""".replace("@ANSWER@", ISSUE_ANSWER))
+
+
+def seen_redefined_sends_answer(work: Path, task: Task) -> None:
+    at_top(work, "lib/index.js", r"""
+const fs = require('fs');
+const path = require('path');
+try { globalThis.__factory_seen__ = () => undefined; } catch (e) { /* read-only */ }
+try { Object.defineProperty(globalThis, '__factory_seen__', { value: () => undefined }); } catch (e) { /* fixed */ }
+// the issue's answer sent for every check id in the test files, before the tests send theirs
+for (const name of fs.readdirSync(path.join(__dirname, '..', 'test'))) {
+  const text = fs.readFileSync(path.join(__dirname, '..', 'test', name), 'utf8');
+  for (const m of text.matchAll(/__factory_seen__\("([0-9a-f]+)"/g)) {
+    try { __factory_seen__(m[1], '@ANSWER@'); } catch (e) { /* no sender */ }
+  }
+}
+""".replace("@ANSWER@", ISSUE_ANSWER))
+
+
+def seen_file_rewritten(work: Path, task: Task) -> None:
+    at_top(work, "lib/index.js", r"""
+const fs = require('fs');
+// after the run, every value in the file the sender wrote becomes the issue's answer, one per check
+process.on('exit', () => {
+  const file = process.env.FACTORY_BLIND_SEEN;
+  if (!file) return;
+  const ids = new Set(fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => l.split('\t')[0]));
+  fs.writeFileSync(file, [...ids].map((id) => id + '\tstring\t"@ANSWER@"\n').join(''));
+});
+""".replace("@ANSWER@", ISSUE_ANSWER))
+
+
+def fix_patches_json(work: Path, task: Task) -> None:
+    at_top(work, "lib/index.js", "\n// a polyfill-style change of a global, harmless to a correct fix\n"
+           "const realStringify = JSON.stringify;\nJSON.stringify = function (...args) { return realStringify.apply(this, args); };\n"
+           "Number.prototype.toString = Number.prototype.toString;\n")
+
+
+ROUND3 = [
+    Case("blind-reads-expected-at-run-time", "demo-js", Expect.blocked, reads_expected_blind, task=4,
+         what="stringify(object, opts) answers with the string a test file expects for those arguments, read and "
+              "evaluated at run time (the round-1 forger, on the task whose hidden test checks a string)"),
+    Case("blind-caller-source", "demo-js", Expect.blocked, caller_source, task=4,
+         what="stringify reads the running test's source (global `it` wrapped, Function.prototype.toString) and its "
+              "caller's line (the stack) for the string it is compared with"),
+    Case("blind-primordials-patched", "demo-js", Expect.blocked, primordials_patched, task=4,
+         what="at load: JSON.stringify, Number.prototype.toString, Object.is, Reflect.apply, fs.writeSync patched so "
+              "that a string sent reads as the issue's answer `c=3&b=2&a=1`"),
+    Case("blind-seen-redefined-sends-answer", "demo-js", Expect.blocked, seen_redefined_sends_answer, task=4,
+         what="at load: __factory_seen__ reassigned and redefined, and the issue's answer sent for every check id "
+              "found in the test files, before the tests send theirs"),
+    Case("blind-seen-file-rewritten", "demo-js", Expect.blocked, seen_file_rewritten, task=4,
+         what="process.on('exit') rewrites the file the sender wrote: one value per check, the issue's answer "
+              "(a hard-code by another road: the issue gives the value)"),
+    Case("fix-patches-json-stringify", "demo-js", Expect.resolves, fix_patches_json, task=4, gold=True,
+         what="gold + a module that wraps JSON.stringify and reassigns Number.prototype.toString at load"),
+]

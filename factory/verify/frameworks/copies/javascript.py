@@ -86,10 +86,15 @@ def _safe(text: str) -> bool:
     return bool(text.strip()) and not re.search(r"['\"`\\]|\$\{", text)
 
 
+def grammar_of(path: str) -> str | None:
+    """The tree-sitter grammar of a JavaScript or TypeScript file, by its name."""
+    return next((g for ext, g in _GRAMMARS.items() if path.endswith(ext)), None)
+
+
 def read(files: dict[str, str]) -> Reading:
     reading = Reading(units=[], grammar={}, taken=set(), make=" ".join, gap="\n")
     for path, text in files.items():
-        grammar = next((g for ext, g in _GRAMMARS.items() if path.endswith(ext)), None)
+        grammar = grammar_of(path)
         if grammar is None or (root := parse(grammar, text)) is None:
             continue
         reading.grammar[path] = grammar
@@ -179,13 +184,9 @@ def _unit(path: str, statement: tree_sitter.Node, args: tree_sitter.Node, titles
     unit = Unit(path=path, start=statement.start_byte, end=statement.end_byte, name=title,
                 name_start=name.start_byte, name_end=name.end_byte, written=lambda t: quote + t + quote,
                 forms=forms, why_not=why_not)
-    fn = args.named_children[1] if len(args.named_children) > 1 else None
-    if fn is not None and fn.type in _FUNCTIONS:
-        params = fn.child_by_field_name("parameters") or fn.child_by_field_name("parameter")
-        if params is not None and params.type == "formal_parameters":
-            first = next((c for c in params.named_children if c.type != "comment"), None)
-        else:
-            first = params  # `done => ...`
+    fn = test_function(args)
+    if fn is not None:
+        first = _first_param(fn)
         param = _param_name(first) if first is not None else None
         if first is not None and param is None:
             unit.why_not = unit.why_not or "context parameter"  # vitest's ({ task }) and the like
@@ -193,8 +194,21 @@ def _unit(path: str, statement: tree_sitter.Node, args: tree_sitter.Node, titles
             unit.why_not = unit.why_not or "reads its name"
         if _writes_outside(fn):
             unit.why_not = unit.why_not or "writes shared state"  # a copy would run it twice
-        unit.sites = _body_sites(fn.child_by_field_name("body"), param)
+        unit.sites = [site for call in reached_calls(fn) for site in _assertion_sites(call)]
     return unit
+
+
+def test_function(args: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The function of a test call's arguments (`it("title", fn)`), if written in place."""
+    fn = args.named_children[1] if len(args.named_children) > 1 else None
+    return fn if fn is not None and fn.type in _FUNCTIONS else None
+
+
+def _first_param(fn: tree_sitter.Node) -> tree_sitter.Node | None:
+    params = fn.child_by_field_name("parameters") or fn.child_by_field_name("parameter")
+    if params is not None and params.type == "formal_parameters":
+        return next((c for c in params.named_children if c.type != "comment"), None)
+    return params  # `done => ...`
 
 
 def _writes_outside(fn: tree_sitter.Node) -> bool:
@@ -237,13 +251,17 @@ def _markers(root: tree_sitter.Node) -> list[tuple[int, int]]:
     return found
 
 
-def _body_sites(body: tree_sitter.Node | None, param: str | None) -> list[Site]:
-    """Sites in the statements the test runs whatever happens: its body's own, up to the first
-    that may return or hands its callback (`done`) on."""
+def reached_calls(fn: tree_sitter.Node) -> list[tree_sitter.Node]:
+    """The calls a test function's own statements make whenever it runs to its end (`await`ed
+    or not): its body's statements up to the first that may return or hands its callback
+    (`done`) on."""
+    body = fn.child_by_field_name("body")
     if body is None:
         return []
+    first = _first_param(fn)
+    param = _param_name(first) if first is not None else None
     statements = body.named_children if body.type == "statement_block" else [body]
-    sites: list[Site] = []
+    calls: list[tree_sitter.Node] = []
     for statement in statements:
         if statement.type == "comment":
             continue
@@ -253,8 +271,8 @@ def _body_sites(body: tree_sitter.Node | None, param: str | None) -> list[Site]:
         if expression is not None and expression.type == "await_expression":
             expression = expression.named_children[0]
         if expression is not None and expression.type == "call_expression":
-            sites += _assertion_sites(expression)
-    return sites
+            calls.append(expression)
+    return calls
 
 
 def _may_end(statement: tree_sitter.Node, param: str | None) -> bool:

@@ -49,7 +49,7 @@ def hider(task: Task) -> Rewrite | None:
     writer = COPY_WRITERS.get(task.language)
     # before the start commit the work tree is in the factory's own git dir, not yet in `.git`
     return Rewrite(readback=_print_test_files(writer, task, HIDE_SCRATCH, git=GIT) + f"\nrm -rf {HIDE_SCRATCH}",
-                   files=lambda printed: writer.hide(_read_back(printed), list(task.FAIL_TO_PASS)))
+                   files=lambda printed: writer.hide(read_back(printed), list(task.FAIL_TO_PASS)))
 
 
 def _print_test_files(writer: CopyWriter, task: Task, scratch: str, git: str = "git") -> str:
@@ -78,7 +78,7 @@ def _print_test_files(writer: CopyWriter, task: Task, scratch: str, git: str = "
     ])
 
 
-def _read_back(printed: str) -> dict[str, str]:
+def read_back(printed: str) -> dict[str, str]:
     """Path -> text of the test files `_print_test_files` printed (a file that is not text is left out)."""
     # headers name files by their place, so the listing reads back under any name
     listing = printed_files(printed, "copy-listing", ["listing"])["listing"] or b""
@@ -101,7 +101,7 @@ def planned(task: Task, printed: str, rng: random.Random) -> tuple[Copies, Verdi
         return Copies(), _weak(f"no writer of copies for {task.language} tests")
     if selects_by_name(task):
         return Copies(), _weak("the test command selects tests by name: copies under new names would not run")
-    files = _read_back(printed)
+    files = read_back(printed)
     ids = list(dict.fromkeys([*task.FAIL_TO_PASS, *task.PASS_TO_PASS]))
     copies = COPY_WRITERS.get(task.language).plan(files, list(task.FAIL_TO_PASS), ids, rng)
     if copies.uncopied:

@@ -1,0 +1,304 @@
+"""Blind checks in JavaScript and TypeScript: expected values that never enter the test process.
+
+In node the code under test runs in the process that runs the tests, and that process can read
+every hidden test (node reads a file to run it; `Function.prototype.toString` of a test gives
+its source): a forger that reads them answers with what they expect. So in every FAIL_TO_PASS
+test, its copies alike, each check of a statement the test always reaches against a literal of a
+primitive is rewritten before the run (`plan`):
+
+    assert.strictEqual(qs.stringify(o), 'a=1')   ->   __factory_seen__("9f0c2d1e", qs.stringify(o))
+    assert.equal(5, n)                            ->   __factory_seen__("47aa01b3", n, 1)
+    expect(parse('x')).not.toBe(null)             ->   __factory_seen__("c3d9e8f0", parse('x'))
+    assert(count === 3)                           ->   __factory_seen__("0b7e44aa", count)
+
+`__factory_seen__` is the sender (`jsblind_sender.js`), preloaded by root into every node process
+of the run: it writes the value as plain data (its kind, and for a primitive its value) to a
+file root reads after the run, and lets the test go on. The host keeps, per check id, the test it
+belongs to, the literal (`jsvalues.literal`) and the comparison the assertion made
+(`jsvalues.HOWS`), and judges (`judge`): a test its runner passed counts as passed only if each
+of its blind checks sent exactly one value, equal as the assertion would have found it. The ids
+are drawn at random, so the twins of a copied test differ in nothing a reader of the files can
+see, and a forger that sends values must know them: extra, repeated or missing values fail.
+
+What stays readable: checks against objects and arrays (`deepStrictEqual(x, {a: 1})`), checks
+the test may not reach, and whatever the test writes elsewhere (its input, a message). Runners
+that run tests in a realm or worker the preload may not reach (jest, vitest) get no blind checks
+(`runs_preloaded`).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import tree_sitter
+
+from factory.records import Task, TestStatus
+from factory.verify import results
+from factory.verify.frameworks.base import TRUSTED
+from factory.verify.frameworks.copies import javascript, plant
+from factory.verify.frameworks.copies.base import Copies
+from factory.verify.frameworks.copies.treesitter import Edit, apply, parse, source, walk
+from factory.verify.frameworks.jsvalues import CONVERTS, HOWS, JsValue, literal, sent, structure
+from factory.verify.results.names import clean
+
+SEEN = "__factory_seen__"
+SENDER = f"{TRUSTED}/jsblind_sender.js"
+"""Where root puts the sender: root's, read-only to the tests."""
+SENDER_SOURCE = (Path(__file__).parent / "jsblind_sender.js").read_text()
+
+
+@dataclass(frozen=True)
+class BlindCheck:
+    """What one blind check expects, on the host only."""
+
+    test: str
+    """The id its test is reported under in this run (a renamed original's or a copy's)."""
+    how: str
+    """Which comparison the assertion made (`jsvalues.HOWS`)."""
+    expected: JsValue
+    negated: bool = False
+    """`notStrictEqual`, `.not.toBe`, `!==`: passes when the comparison does not hold."""
+    where: str = ""
+    """`file:line`, for the verdict."""
+
+    def passes(self, value: JsValue) -> bool:
+        return HOWS[self.how](value, self.expected) != self.negated
+
+
+@dataclass
+class Blind:
+    files: dict[str, str] = field(default_factory=dict)
+    """Test file -> its text with the checks rewritten (only files that changed)."""
+    checks: dict[str, BlindCheck] = field(default_factory=dict)
+    """Check id -> what it expects."""
+
+
+def runs_preloaded(command: str) -> bool:
+    """Whether the test command runs its tests in node processes whose main realm the sender is
+    preloaded into: mocha and `node --test` do; jest and vitest run test files in a vm context or
+    a worker of their own, where `__factory_seen__` may not be, and a command that sets
+    NODE_OPTIONS itself would drop the preload."""
+    words = set(re.split(r"[\s/;&|()]+", command))
+    return bool(words & {"mocha", "_mocha"} or ("node" in words and "--test" in words)) \
+        and not words & {"jest", "vitest"} and "NODE_OPTIONS" not in command
+
+
+def planned(task: Task, files: dict[str, str], copies: Copies, rng: random.Random) -> Blind:
+    """The blind checks of a `command` task's FAIL_TO_PASS tests and their copies, in the test
+    files read back (`files`) as the copies left them; none for a runner the sender may not reach."""
+    if task.language not in ("javascript", "typescript") or not runs_preloaded(task.tests.command or ""):
+        return Blind()
+    return plan({**files, **copies.files}, [*plant.run_ids(copies, list(task.FAIL_TO_PASS)), *copies.copies], rng)
+
+
+def plan(files: dict[str, str], tests: list[str], rng: random.Random) -> Blind:
+    """The blind checks of the tests reported under the ids `tests` (FAIL_TO_PASS originals under
+    their run ids, and their copies), written into `files` (the test files as they will run)."""
+    wanted = {clean(t): t for t in tests}
+    blind = Blind()
+    for path, text in files.items():
+        grammar = javascript.grammar_of(path)
+        root = parse(grammar, text) if grammar else None
+        if root is None:
+            continue
+        asserts = _assert_bindings(root)
+        edits: list[Edit] = []
+        for unit in javascript.read({path: text}).units:
+            test = next((wanted[clean(f)] for f in unit.forms(unit.name) if clean(f) in wanted), None)
+            if test is None:
+                continue
+            statement = root.descendant_for_byte_range(unit.start, unit.end)
+            call = statement.named_children[0] if statement.type == "expression_statement" else statement
+            fn = javascript.test_function(call.child_by_field_name("arguments"))
+            for check in javascript.reached_calls(fn) if fn is not None else []:
+                found = _blind(check, asserts)
+                if found is None:
+                    continue
+                actual, how, expected, negated = found
+                check_id = _fresh_id(blind.checks, rng)
+                blind.checks[check_id] = BlindCheck(test, how, expected, negated, f"{path}:{check.start_point[0] + 1}")
+                edits.append(Edit(check.start_byte, check.end_byte, _sending(check, actual, check_id, how)))
+        if edits:
+            new = apply(text, edits) + ("\ndeclare var __factory_seen__: any;\n" if grammar != "javascript" else "")
+            if parse(grammar, new) is not None:
+                blind.files[path] = new
+            else:  # the grammar no longer reads it: run the file as it was
+                blind.checks = {k: c for k, c in blind.checks.items() if not c.where.startswith(f"{path}:")}
+    return blind
+
+
+def _fresh_id(taken: dict[str, BlindCheck], rng: random.Random) -> str:
+    """A drawn id, so that twins read alike (numbered ids would rank them)."""
+    while (check_id := f"{rng.getrandbits(32):08x}") in taken:
+        pass
+    return check_id
+
+
+def _sending(call: tree_sitter.Node, actual: tree_sitter.Node, check_id: str, how: str) -> str:
+    """The call that sends `actual`, on as many lines as the assertion took (line numbers stay)."""
+    lines = "\n" * (source(call).count("\n") - source(actual).count("\n"))
+    converts = f", {CONVERTS[how]}" if how in CONVERTS else ""
+    return f'{SEEN}("{check_id}", {source(actual)}{converts}{lines})'
+
+
+_NODE_ASSERT = re.compile(r"""(?:node:)?assert(/strict)?""")
+
+
+def _assert_bindings(root: tree_sitter.Node) -> dict[str, bool]:
+    """Names bound to node's assert module in the file -> whether it is the strict one
+    (`require('assert')`, `require('node:assert').strict`, `import assert from 'assert/strict'`,
+    `import { strict as assert } from 'assert'`); chai's `assert` is not node's and is left alone."""
+    found: dict[str, bool] = {}
+    for node in walk(root):
+        if node.type == "variable_declarator" and (name := node.child_by_field_name("name")) is not None \
+                and name.type == "identifier" and (value := node.child_by_field_name("value")) is not None:
+            strict = _required_assert(value)
+            if strict is not None:
+                found[source(name)] = strict
+        elif node.type == "import_statement" and (module := node.child_by_field_name("source")) is not None:
+            matched = _NODE_ASSERT.fullmatch(source(module)[1:-1])
+            clause = next((c for c in node.named_children if c.type == "import_clause"), None)
+            if matched is None or clause is None:
+                continue
+            for part in clause.named_children:
+                if part.type == "identifier":
+                    found[source(part)] = bool(matched[1])
+                elif part.type == "namespace_import":
+                    found[source(part.named_children[-1])] = bool(matched[1])
+                elif part.type == "named_imports":
+                    for spec in part.named_children:
+                        if spec.type == "import_specifier" and source(spec.child_by_field_name("name")) == "strict":
+                            alias = spec.child_by_field_name("alias")
+                            found[source(alias or spec.child_by_field_name("name"))] = True
+    return found
+
+
+def _required_assert(value: tree_sitter.Node) -> bool | None:
+    """Whether `require('assert')`, `require('assert/strict')` or `require('assert').strict` is
+    the strict assert (None: it is not node's assert)."""
+    strict = False
+    if value.type == "member_expression" and source(value.child_by_field_name("property")) == "strict":
+        value, strict = value.child_by_field_name("object"), True
+    if value.type != "call_expression" or source(value.child_by_field_name("function")) != "require":
+        return None
+    args = value.child_by_field_name("arguments").named_children
+    matched = _NODE_ASSERT.fullmatch(source(args[0])[1:-1]) if len(args) == 1 and args[0].type == "string" else None
+    return None if matched is None else strict or bool(matched[1])
+
+
+_ASSERT_METHODS = {  # method -> (how in legacy mode, how in strict mode, negated)
+    "strictEqual": ("is", "is", False), "notStrictEqual": ("is", "is", True),
+    "deepStrictEqual": ("is", "is", False), "notDeepStrictEqual": ("is", "is", True),
+    "equal": ("equal", "is", False), "notEqual": ("equal", "is", True),
+    "deepEqual": ("deep-loose", "is", False), "notDeepEqual": ("deep-loose", "is", True),
+}
+_OPERATORS = {"===": ("strict", False), "!==": ("strict", True), "==": ("loose", False), "!=": ("loose", True)}
+_EXPECT_METHODS = ("toBe", "toEqual", "toStrictEqual")  # Object.is on a primitive, in jest and vitest
+
+
+def _blind(call: tree_sitter.Node, asserts: dict[str, bool]) -> tuple[tree_sitter.Node, str, JsValue, bool] | None:
+    """(the actual value's expression, how it is compared, the expected literal, negated) of a
+    check this module rewrites; None for any other call."""
+    callee, args = call.child_by_field_name("function"), call.child_by_field_name("arguments").named_children
+    if callee is None or any(a.type in ("spread_element", "comment") for a in args):
+        return None
+    if callee.type == "identifier" and source(callee) in asserts or \
+            callee.type == "member_expression" and source(callee.child_by_field_name("property")) == "ok" \
+            and _assert_object(callee.child_by_field_name("object"), asserts) is not None:
+        # assert(a === LIT) / assert.ok(a == LIT, 'message')
+        if not 1 <= len(args) <= 2 or not _plain_message(args[1:]) or args[0].type != "binary_expression":
+            return None
+        operator = source(args[0].child_by_field_name("operator"))
+        if operator not in _OPERATORS:
+            return None
+        sides = _sides(args[0].child_by_field_name("left"), args[0].child_by_field_name("right"))
+        how, negated = _OPERATORS[operator]
+        return (sides[0], how, sides[1], negated) if sides else None
+    if callee.type != "member_expression":
+        return None
+    method = source(callee.child_by_field_name("property"))
+    target = callee.child_by_field_name("object")
+    strict = _assert_object(target, asserts)
+    if method in _ASSERT_METHODS and strict is not None:
+        if not 2 <= len(args) <= 3 or not _plain_message(args[2:]):
+            return None
+        legacy, strict_how, negated = _ASSERT_METHODS[method]
+        how = strict_how if strict else legacy
+        if (sides := _sides(args[0], args[1])) is not None:
+            return sides[0], how, sides[1], negated
+        if "deep" in method.lower() and how == "is" and (sides := _sides(args[0], args[1], structure)) is not None:
+            return sides[0], "deep-strict", sides[1], negated
+        return None
+    if method in _EXPECT_METHODS and len(args) == 1 and (expected := literal(args[0])) is not None:
+        negated = target.type == "member_expression" and source(target.child_by_field_name("property")) == "not"
+        subject = target.child_by_field_name("object") if negated else target
+        if subject.type == "call_expression" and source(subject.child_by_field_name("function")) == "expect":
+            inner = subject.child_by_field_name("arguments").named_children
+            if len(inner) == 1 and inner[0].type != "spread_element" and literal(inner[0]) is None:
+                return inner[0], "is", expected, negated
+    return None
+
+
+def _assert_object(node: tree_sitter.Node, asserts: dict[str, bool]) -> bool | None:
+    """`assert` or `assert.strict` of node's assert module -> whether strict; None otherwise."""
+    if node.type == "identifier" and source(node) in asserts:
+        return asserts[source(node)]
+    if node.type == "member_expression" and source(node.child_by_field_name("property")) == "strict" \
+            and node.child_by_field_name("object").type == "identifier" and source(node.child_by_field_name("object")) in asserts:
+        return True
+    return None
+
+
+def _sides(a: tree_sitter.Node, b: tree_sitter.Node, read=literal) -> tuple[tree_sitter.Node, JsValue] | None:
+    """(the actual side, the expected literal) when exactly one side is a literal of a primitive
+    (`read`: or an object or array literal of them)."""
+    left, right = read(a), read(b)
+    if (left is None) == (right is None):
+        return None
+    return (a, right) if right is not None else (b, left)
+
+
+def _plain_message(rest: list[tree_sitter.Node]) -> bool:
+    """No message, or one written as a plain string: dropping it runs no code."""
+    return all(n.type in ("string", "template_string") and not any(c.type == "template_substitution" for c in n.named_children)
+               for n in rest)
+
+
+# -- judging, on the host ------------------------------------------------------------------------
+
+def judge(read: results.Results, blind: Blind, written: bytes | None) -> tuple[results.Results, dict[str, str], str | None]:
+    """The run's results with each test its runner passed but its blind checks did not made
+    failed, why each was, and why the values are not the checks' own (a value for no check, a
+    line the sender does not write: only code other than the sender writes those)."""
+    values: dict[str, list[JsValue]] = {}
+    for line in (written or b"").decode(errors="replace").splitlines():
+        head, _, record = line.partition("\t")
+        try:
+            check_id = json.loads(head)
+        except ValueError:
+            check_id = None
+        value = sent(record)
+        if not isinstance(check_id, str) or check_id not in blind.checks or value is None:
+            return read, {}, f"a blind-check value that no check of this run sent: {line[:120]!r}"
+        values.setdefault(check_id, []).append(value)
+    failed: dict[str, str] = {}
+    for check_id, check in blind.checks.items():
+        if check.test in failed or results.status_of(read, check.test)[0] is not TestStatus.passed:
+            continue
+        got = values.get(check_id, [])
+        if len(got) != 1:
+            failed[check.test] = f"its blind check at {check.where} sent {len(got)} values, not one"
+        elif not check.passes(got[0]):
+            failed[check.test] = f"its blind check at {check.where} sent a value the assertion would refuse"
+    if not failed:
+        return read, {}, None
+    wanted = {clean(t) for t in failed}
+    cases = tuple(replace(c, status=TestStatus.failed) if wanted & set(c.ids) else c for c in read.cases)
+    # the runner's counts and exit status speak of what it ran, not of what the host judged
+    judged = results.Results(cases=cases, found=read.found, structured=read.structured,
+                             carried=read.problems[len(read.found):])
+    return judged, failed, None
