@@ -13,6 +13,7 @@ BENCHES = [
     ["orchestration_bench.py"],
     ["swesmith_loss_bench.py"],
     ["verify_bench.py"],
+    ["verify_cpu_bench.py"],
     ["warehouse_bench.py"],
     ["render_bench.py", "--mb", "50"],
     ["cli_bench.py"],

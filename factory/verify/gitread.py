@@ -102,14 +102,19 @@ def listing_script(patch: str, out: str = OUT, git: str = GIT, unprefixed: bool 
         f"{git} apply --numstat -z -R $s {p} > {o}/reverse; }} 2> {o}/error; echo $? > {o}/status; "
         f"{git} ls-tree -r -z --full-tree HEAD > {o}/tree 2>> {o}/error; "
         f"find . -path ./.git -prune -o -type l -print0 > {o}/links 2>/dev/null; "
-        f"for f in {' '.join(PARTS)}; do wc -c < {o}/$f; cat {o}/$f; done > {o}/all"
+        # framed by two processes, not two per part: every size first (one `wc` line each, then its
+        # total line), then the parts back to back
+        f"(cd {o} && wc -c {' '.join(PARTS)} && cat {' '.join(PARTS)}) > {o}/all"
     )
 
 
 def parse_listing(blob: bytes) -> Listing:
+    *counts, _total, blob = blob.split(b"\n", len(PARTS) + 1)
     parts: dict[str, bytes] = {}
-    for name in PARTS:
-        size, _, blob = blob.partition(b"\n")
+    for name, count in zip(PARTS, counts, strict=True):
+        size, counted = count.split()
+        if counted.decode() != name:
+            raise ValueError(f"the listing's sizes are out of order: {count!r}")
         parts[name], blob = blob[: int(size)], blob[int(size):]
     files: set[str] = set()
     links = {_decode(p).removeprefix("./") for p in _records(parts["links"])}

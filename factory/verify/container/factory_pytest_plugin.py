@@ -13,6 +13,7 @@ import contextlib
 import gc
 import json
 import numbers
+import operator
 import os
 import sys
 import types
@@ -537,29 +538,32 @@ def _honest_code(function):
 
 def _grouped(taken):
     """`taken` as `_moved` reads it: per namespace that is a dict or a class's mappingproxy, its
-    keys, a `_MISSING` for each, and the ids of the objects bound there (kept alive by `taken`, so
-    no other object can have their ids); and the entries that are not such (attributes, counts)."""
+    keys, a `_MISSING` for each, and the objects bound there; and the entries that are not such
+    (attributes, counts)."""
     spaces, rest = {}, []
     for entry in taken:
         _, space, key, value = entry
         if key is not None and (isinstance(space, dict) or type(space).__name__ == "mappingproxy"):
-            keys, missing, ids = spaces.setdefault(id(space), (space, [], [], []))[1:]
+            keys, missing, values = spaces.setdefault(id(space), (space, [], [], []))[1:]
             keys.append(key)
             missing.append(_MISSING)
-            ids.append(id(value))
+            values.append(value)
         else:
             rest.append(entry)
     return list(spaces.values()), rest
 
 
+_IS_NOT = operator.is_not
+
+
 def _moved():
     """Whether anything in `_BASE` is bound otherwise now: what `_changed(_BASE)` finds, without
-    naming it, at a tenth of the cost (it runs at every report and blind check). Each namespace is
-    looked up in one pass of `map` over its `get`, compared by id: ints, which no `__eq__` of the
-    code under test answers for."""
+    naming it, at a fraction of the cost (it runs at every report and blind check). Each namespace
+    is looked up and compared in one pass of `map` over its `get`, by identity (`is not`), which no
+    `__eq__` of the code under test answers for, with no list made."""
     groups, rest = _GROUPED
-    for space, keys, missing, ids in groups:
-        if list(map(id, map(space.get, keys, missing))) != ids:
+    for space, keys, missing, values in groups:
+        if any(map(_IS_NOT, map(space.get, keys, missing), values)):
             return True
     return bool(_changed(rest))
 

@@ -13,7 +13,9 @@ import asyncio
 import contextlib
 import json
 import random
+import re
 import shlex
+from dataclasses import dataclass
 from importlib import resources
 
 from factory.errors import SandboxError
@@ -28,12 +30,31 @@ from factory.verify.hiding import OUTSIDE, ImageFiles, hide_originals, outside_c
 
 TRUSTED_INI = "[pytest]\n"
 REPORT = "factory-verify-report"
+PLUGIN = "factory_pytest_plugin.py"
+_PLUGIN_SOURCE = (resources.files("factory.verify") / "container" / PLUGIN).read_bytes()
+COMPILED = "factory-compiled"
+COMPILE = (f"import py_compile, sys; print('{COMPILED} ' + py_compile.compile(sys.argv[1], doraise=True, "
+           "invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH))")
+"""Python (3.7+) that compiles the plugin (argv[1]) to bytecode checked against the source's hash
+(as uploaded, its times are not the source's) and prints where it put it. The test runs import
+that, not the source: each would otherwise compile its ~800 lines anew (the trusted folder is
+root's and the tests run without writing bytecode)."""
+
+
+@dataclass(frozen=True)
+class _Image:
+    """What the runs of an image need of it that is the same in every container of the image."""
+
+    outside: ImageFiles
+    """Its files outside the repo that the setup script looks at."""
+    bytecode: dict[str, bytes]
+    """The plugin compiled by its test interpreter, by path (none for an interpreter before 3.7)."""
 
 
 class PytestFramework:
     def __init__(self) -> None:
-        self._outside: dict[str, ImageFiles] = {}
-        """Each image's files outside the repo that the setup script looks at (by image id)."""
+        self._images: dict[str, _Image] = {}
+        """What each image's runs need of it (by image id)."""
 
     def readback(self, task: Task, touched: list[str]) -> str:
         return "\n".join([print_files(hidden_files(task, touched), "hidden"), classes.COMMAND,
@@ -62,15 +83,17 @@ class PytestFramework:
             "touched": [p for p in trial.touched if p.endswith(".py")], "ini": f"{TRUSTED}/pytest.ini",
             "report": f"{PRIVATE}/report.json", "log": f"{PRIVATE}/pytest.log",
         }
-        outside = await self._image_files(trial)
+        image = await self._image(trial)
         await sandbox.write_files({  # one upload: every write is a round trip to the engine
             **plan.files,
             **trial.restored_files(),
             **{f"{PRIVATE}/original-{i}": sources[path] for i, path in enumerate(plan.files) if path in sources},
-            **{f"{TRUSTED}/{name}": package.joinpath(name).read_text() for name in ("runner.py", "factory_pytest_plugin.py")},
+            f"{TRUSTED}/runner.py": package.joinpath("runner.py").read_bytes(),
+            f"{TRUSTED}/{PLUGIN}": _PLUGIN_SOURCE,
+            **image.bytecode,
             f"{TRUSTED}/pytest.ini": TRUSTED_INI,
             f"{PRIVATE}/job.json": json.dumps(job),
-            f"{PRIVATE}/setup.sh": _setup_script(task.workdir, plan, outside, trial.removed()),
+            f"{PRIVATE}/setup.sh": _setup_script(task.workdir, plan, image.outside, trial.removed()),
         }, owner="root")
         prefix = f"{task.test_cmd}; " if task.test_cmd else ""
         # this command line stays readable in /proc while the tests run: it names no test. The
@@ -92,17 +115,27 @@ class PytestFramework:
                            renamed=plan.renamed, weak=plan.weak)
         return TestRun.from_report(report, plan, tree)
 
-    async def _image_files(self, trial: Trial) -> ImageFiles:
-        """Python files and git object stores of the image outside the repo: the same in every
-        container of the image (a patch changes only the repo), so found once per image."""
+    async def _image(self, trial: Trial) -> _Image:
+        """What the run needs of the trial's image: the same in every container of it (a patch
+        changes only the repo), so found once per image, in its first verification."""
         sandbox, task = trial.sandbox, trial.task
         key = sandbox.image_id or task.image
-        if key not in self._outside:
-            listed = await sandbox.exec(outside_command(task.workdir), timeout=600, user="root")
+        if key not in self._images:
+            await sandbox.write_files({f"{TRUSTED}/{PLUGIN}": _PLUGIN_SOURCE}, owner="root")
+            prefix = f"{task.test_cmd}; " if task.test_cmd else ""
+            # -I -S: nothing of the repo or its environment runs. An interpreter without hash-based
+            # bytecode (before 3.7) compiles nothing, and its test runs compile the plugin themselves
+            compile_plugin = f"{{ {prefix}python3 -I -S -c {shlex.quote(COMPILE)} {TRUSTED}/{PLUGIN}; }} 2>/dev/null"
+            listed = await sandbox.exec(f"{outside_command(task.workdir)} && {{ {compile_plugin} || true; }}",
+                                        timeout=600, user="root")
             if listed.exit_code != 0:
                 raise SandboxError(f"could not list the files of {task.image}: {listed.output[-500:]}")
-            self._outside[key] = ImageFiles.parse(await sandbox.read_file(OUTSIDE))
-        return self._outside[key]
+            bytecode = {}
+            if (compiled := re.search(rf"^{COMPILED} ({re.escape(TRUSTED)}/__pycache__/[\w.-]+\.pyc)$", listed.output, re.M)):
+                with contextlib.suppress(FileNotFoundError):
+                    bytecode[compiled[1]] = await sandbox.read_file(compiled[1])
+            self._images[key] = _Image(ImageFiles.parse(await sandbox.read_file(OUTSIDE)), bytecode)
+        return self._images[key]
 
 
 def _setup_script(workdir: str, plan: ControlPlan, outside: ImageFiles, removed: list[str]) -> str:
