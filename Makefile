@@ -5,7 +5,7 @@ PYTHON     ?= python3
 BASE_IMAGE ?= factory/python:3.11
 BIN        := $(VENV)/bin
 
-.PHONY: setup llamafactory docker podman podman-images images lang-images browser registry test lint demo bench clean
+.PHONY: setup llamafactory demo-images docker podman podman-images images lang-images browser registry test lint demo bench clean
 
 setup: $(VENV)/.installed
 
@@ -53,6 +53,12 @@ LANGS ?= go node java rust
 lang-images: images
 	@for lang in $(LANGS); do bash scripts/build-lang-image.sh $$lang || exit $$?; done
 
+# The demo task sets' images (one per repo, or per Harbor task from its Dockerfile; missing ones
+# only): the suite runs agents and the verifier in them, and must not depend on a `make demo` before it
+TASKSETS ?= demo demo-go demo-java demo-js demo-rust demo-terminal
+demo-images: setup lang-images
+	@for set in $(TASKSETS); do $(BIN)/factory images build pipelines/tasksets/$$set || exit $$?; done
+
 # Debian's chromium, for the test that opens `factory report`'s page in a headless browser
 browser:
 	@bash scripts/ensure-debian.sh browser /usr/bin/chromium chromium fonts-dejavu-core
@@ -62,7 +68,7 @@ registry:
 	@bash scripts/ensure-debian.sh registry /usr/bin/docker-registry docker-registry
 
 # Podman's tests skip, each saying why, where the kernel refuses rootless Podman: its failure here is not the suite's
-test: setup llamafactory docker images lang-images browser registry
+test: setup llamafactory docker images lang-images demo-images browser registry
 	-@$(MAKE) --no-print-directory podman podman-images
 	$(BIN)/pytest -q -ra
 
