@@ -20,7 +20,8 @@ of its blind checks sent exactly one value, equal as the assertion would have fo
 are drawn at random, so the twins of a copied test differ in nothing a reader of the files can
 see, and a forger that sends values must know them: extra, repeated or missing values fail.
 
-What stays readable: checks against objects and arrays (`deepStrictEqual(x, {a: 1})`), checks
+What stays readable: checks against objects and arrays other than node's `deepStrictEqual` of a
+literal of primitives (jest's `toEqual({a: 1})`, chai), checks
 the test may not reach, and whatever the test writes elsewhere (its input, a message). Runners
 that run tests in a realm or worker the preload may not reach (jest, vitest) get no blind checks
 (`runs_preloaded`).
