@@ -19,9 +19,12 @@ from factory.sandbox.images import ensure_images
 from factory.tasks import load_taskset
 from factory.verify import DockerVerifier
 from tests.filters.attempt_builder import attempt
-from tests.verify.lang_attacks import TASKSETS, Case, Expect, patch_of
+from tests.verify.lang_attacks import Case, Expect, patch_of
 from tests.verify.lang_attacks.golang import CASES as GO
 from tests.verify.lang_attacks.golang import ROUND2 as GO2
+from tests.verify.lang_attacks.heldout_gojs import GO as HELD_GO
+from tests.verify.lang_attacks.heldout_gojs import JS as HELD_JS
+from tests.verify.lang_attacks.heldout_gojs import START as HELD_START
 from tests.verify.lang_attacks.java import CASES as JAVA
 from tests.verify.lang_attacks.java import ROUND2 as JAVA2
 from tests.verify.lang_attacks.javascript import CASES as JS
@@ -32,7 +35,7 @@ from tests.verify.lang_attacks.rust import ROUND2 as RUST2
 from tests.verify.lang_attacks.rust import ROUND3 as RUST3
 
 pytestmark = pytest.mark.docker
-CASES = [*GO, *JS, *JAVA, *RUST, *GO2, *JS2, *JAVA2, *RUST2, *RUST3, *JS3]
+CASES = [*GO, *JS, *JAVA, *RUST, *GO2, *JS2, *JAVA2, *RUST2, *RUST3, *JS3, *HELD_GO, *HELD_JS, *HELD_START]
 HOLES: dict[str, str] = {
     # wrong fixes that hard-code the inputs of tests the patch's author read: no test tells them from a fix
     # (Python's corpus counts its hard-codes the same way); an agent never sees a FAIL_TO_PASS test's inputs
@@ -65,7 +68,7 @@ def _param(case: Case):
 
 @pytest.mark.parametrize("case", [_param(c) for c in CASES])
 async def test_lang_attack(case: Case, tmp_path):
-    folder = TASKSETS / case.taskset
+    folder = case.folder
     task = load_taskset(str(folder), skip_invalid=False).tasks[case.task]
     ensure_images([task], folder)
     patch = patch_of(case, task, tmp_path)
