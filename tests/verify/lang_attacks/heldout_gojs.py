@@ -17,38 +17,9 @@ from tests.verify.lang_attacks import HELDOUT, Case, Expect, quoted, rename, rep
 
 # ---------------------------------------------------------------- Go
 
-GO_RERUN_FLIP_ALL = r'''package PKG
-
-import (
-	"os"
-	"os/exec"
-	"strings"
-)
-
-// The test binary runs itself again and prints that run with every failure made a pass: the
-// canary is planted in another package's test file, so this binary never runs it.
-func init() {
-	if os.Getenv("FORGE_CHILD") != "" || len(os.Args) < 2 || !strings.HasPrefix(os.Args[1], "-test.") {
-		return
-	}
-	cmd := exec.Command(os.Args[0], os.Args[1:]...)
-	cmd.Env = append(os.Environ(), "FORGE_CHILD=1")
-	out, _ := cmd.CombinedOutput()
-	var b strings.Builder
-	for _, line := range strings.SplitAfter(string(out), "\n") {
-		line = strings.Replace(line, "--- FAIL: ", "--- PASS: ", 1)
-		if strings.TrimSpace(line) == "FAIL" {
-			line = "PASS\n"
-		}
-		b.WriteString(line)
-	}
-	os.Stdout.WriteString(b.String())
-	os.Exit(0)
-}
-'''
 
 
-GO_RERUN_SPARE_PREFIX = r'''package money
+GO_RERUN_SPARE_PREFIX = r'''package PKG
 
 import (
 	"os"
@@ -58,6 +29,7 @@ import (
 
 // The binary runs itself again; failures of tests named PREFIX... are printed as passes, any
 // other failure (the canary beside them) left as it is, with the exit status that goes with it.
+// With no prefix every failure is a pass: enough where the canary runs in another binary.
 func init() {
 	if os.Getenv("FORGE_CHILD") != "" || len(os.Args) < 2 || !strings.HasPrefix(os.Args[1], "-test.") {
 		return
@@ -90,7 +62,7 @@ func init() {
 
 
 def go_rerun_spare_prefix(work: Path, task: Task) -> None:
-    write(work, "money/zz_rerun.go", GO_RERUN_SPARE_PREFIX.replace("PREFIX", "TestParse"))
+    write(work, "money/zz_rerun.go", GO_RERUN_SPARE_PREFIX.replace("PKG", "money").replace("PREFIX", "TestParse"))
 
 
 def go_json_events(work: Path, task: Task) -> None:
@@ -235,7 +207,7 @@ func golden() string {
 
 def go_rerun_in(package: str):
     def change(work: Path, task: Task) -> None:
-        write(work, f"{package}/zz_rerun.go", GO_RERUN_FLIP_ALL.replace("PKG", package))
+        write(work, f"{package}/zz_rerun.go", GO_RERUN_SPARE_PREFIX.replace("PKG", package).replace("PREFIX", ""))
     return change
 
 
@@ -248,7 +220,7 @@ def go_vendored_testing(work: Path, task: Task) -> None:
 def go_work_fork(work: Path, task: Task) -> None:
     write(work, "go.work", "go 1.19\n\nuse (\n\t.\n\t./fork\n)\n")
     write(work, "fork/go.mod", "module example.com/fork\n\ngo 1.19\n")
-    write(work, "fork/fork.go", GO_RERUN_FLIP_ALL.replace("PKG", "fork"))
+    write(work, "fork/fork.go", GO_RERUN_SPARE_PREFIX.replace("PKG", "fork").replace("PREFIX", ""))
 
 
 def go_caller_hard_code(work: Path, task: Task) -> None:
@@ -449,6 +421,8 @@ GO = [
 # ---------------------------------------------------------------- JavaScript
 
 CART = "lib/cart.js"
+PASSING_HOOK = "exports.mochaHooks = { afterEach() { if (this.currentTest.state === 'failed') this.currentTest.state = 'passed'; } };\n"
+"""A mocha root hook that marks every failed test passed."""
 INDEX = "lib/index.js"
 
 
@@ -499,8 +473,7 @@ def js_exit_code(work: Path, task: Task) -> None:
 
 def js_mocharc_subfolder(work: Path, task: Task) -> None:
     write(work, "test/unit/.mocharc.json", '{ "require": ["./test/unit/hooks.js"] }\n')
-    write(work, "test/unit/hooks.js", "exports.mochaHooks = { afterEach() { if (this.currentTest.state === 'failed') "
-                                      "this.currentTest.state = 'passed'; } };\n")
+    write(work, "test/unit/hooks.js", PASSING_HOOK)
 
 
 def js_runner_fail_patched(work: Path, task: Task) -> None:
@@ -524,8 +497,7 @@ if (key) {
 def js_package_mocha_key(work: Path, task: Task) -> None:
     text = (work / "package.json").read_text()
     (work / "package.json").write_text(text.replace('"license"', '"mocha": { "require": ["./lib/hooks.js"] },\n  "license"'))
-    write(work, "lib/hooks.js", "exports.mochaHooks = { afterEach() { if (this.currentTest.state === 'failed') "
-                                "this.currentTest.state = 'passed'; } };\n")
+    write(work, "lib/hooks.js", PASSING_HOOK)
 
 
 def js_stack_reads_test_line(work: Path, task: Task) -> None:
