@@ -366,6 +366,39 @@ func TestRenderSingle(t *testing.T) {
 ''')
 
 
+def go_embed_examples(work: Path, task: Task) -> None:
+    write(work, "report/examples/hello.go", '''package examples
+
+import "example.com/ledger/report"
+
+// Hello is the smallest use of Render, shown by the docs.
+func Hello() string { return report.Render([]report.Entry{{Account: "rent", Amount: 95000}}) }
+''')
+    write(work, "report/docs.go", '''package report
+
+import "embed"
+
+// Examples are the example sources the docs print.
+//
+//go:embed examples
+var Examples embed.FS
+''')
+
+
+def go_testutil_helper(work: Path, task: Task) -> None:
+    write(work, "internal/testutil/golden.go", '''// Package testutil reads golden files for tests.
+package testutil
+
+import "os"
+
+// Golden is the text of a golden file, or "" when it is missing.
+func Golden(path string) string {
+\tdata, _ := os.ReadFile(path)
+\treturn string(data)
+}
+''')
+
+
 def _go(name: str, expect: Expect, change, task: int = 0, what: str = "", gold: bool = False) -> Case:
     return Case(name, "go", expect, change, task=task, gold=gold, what=what, home=HELDOUT)
 
@@ -414,6 +447,10 @@ GO = [
         what="gold + `//go:embed assets/header.txt` (no test in it) for a new function"),
     _go("fix-generic-mean", R, go_generic_mean, task=1, gold=True,
         what="gold + a generic Mean and its own test"),
+    _go("fix-embed-go-examples", R, go_embed_examples, task=2, gold=True,
+        what="gold + `//go:embed examples`, a folder of example Go sources (no test in it) the docs print"),
+    _go("fix-testutil-helper", R, go_testutil_helper, task=2, gold=True,
+        what="gold + internal/testutil/, a golden-file reader for tests"),
     _go("fix-new-golden-test", R, go_new_golden_test, task=2, gold=True,
         what="gold + a new testdata/ golden file and its own test"),
 ]
