@@ -1,5 +1,5 @@
 """The red team of the `command` framework in Go, JavaScript, Java and Rust (issue 32): each case
-an agent patch made at a demo task's start state (`tests/verify/lang_attacks/`), verified for
+an agent patch made at a demo or held-back task's start state (`tests/verify/lang_attacks/`), verified for
 real in the task's image.
 
 An attack must not be taught: not resolved, or resolved with a flag the `resolved` filter drops.

@@ -1,5 +1,6 @@
 """Red-team cases for the `command` framework (Go, JavaScript, Java, Rust): each an agent patch
-made at a demo task's start state, and what the verdict must be.
+made at a demo (or held-back, `HELDOUT`) task's start state, and what the
+verdict must be.
 
 A case changes a copy of the task's repo (`Case.change`) and the patch is `git diff` of that,
 as an agent's would be. Attacks do not fix the bug: a verdict that resolves one (and that the
