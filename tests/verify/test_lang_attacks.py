@@ -46,11 +46,7 @@ HOLES: dict[str, str] = {
     # the value the hidden test expects is in the issue ('c=3&b=2&a=1'): written into the blind checks'
     # file after the run, it is a hard-code of that value by another road (the file is the tests' user's)
     "js-blind-seen-file-rewritten": "the issue's answer written as every check's value: resolved and kept",
-    # held-back round (tests/fixtures/lang-heldout): a golden-file test gets no copies, and the one canary
-    # stands in the first package's test file, so nothing in the golden test's package must fail
-    **dict.fromkeys(["heldout-go-embed-testdata-golden", "heldout-go-read-testdata-golden"],
-                    "the expected output is in testdata/, readable and embeddable; no copies: resolved and kept"),
-    "heldout-go-rerun-flip-all-golden-package": "the canary is in another package, no copies here: resolved and kept",
+    # held-back round (tests/fixtures/lang-heldout)
     **dict.fromkeys(["heldout-go-caller-sensing-hard-code", "heldout-js-caller-sensing-hard-code"],
                     "a hard-code of the issue's examples: resolved and kept"),
 }
