@@ -1,7 +1,7 @@
 """Blind checks in JavaScript (`frameworks/jsblind.py`, `jsvalues.py`, `jsblind_sender.js`): which
 checks are rewritten and how, the host's comparisons held to real node's on a few thousand pairs
-of expected literal and actual value, and every demo-js task's gold fix run by mocha in its image
-with its copies and blind checks planted: every original passes, every copy fails."""
+of expected literal and actual value, and every demo-js and demo-jest task's gold fix run by mocha
+or jest in its image with its copies and blind checks planted: every original passes, every copy fails."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from factory.verify.frameworks.copies.base import COPY_WRITERS
 from factory.verify.frameworks.copies.treesitter import parse
 from factory.verify.frameworks.jsvalues import HOWS, JsValue, literal, sent
 from factory.verify.results import read, status_of
-from tests.verify.copies.realrun import demo_tasks, gold_repo, plant
+from tests.verify.copies.realrun import TASKSETS, demo_tasks, gold_repo, plant
 
 HOST_NODE = shutil.which("node")
 IMAGE = "factory/node:1"
@@ -292,58 +292,31 @@ def test_a_test_that_counts_its_assertions_keeps_its_checks():
 
 
 @pytest.mark.docker
-@pytest.mark.parametrize("index", range(5))
-def test_demo_gold_fix_passes_its_blind_checks_and_every_copy_fails(tmp_path, index):
-    task = demo_tasks("demo-js")[index]
-    work = gold_repo(tmp_path, "demo-js", task)
+@pytest.mark.parametrize(("taskset", "index"), [*(("demo-js", i) for i in range(5)), *(("demo-jest", i) for i in range(4))])
+def test_demo_gold_fix_passes_its_blind_checks_and_every_copy_fails(tmp_path, taskset, index):
+    """Each gold fix run in its image by its own runner: mocha with the sender preloaded, jest
+    (whose vm contexts no preload reaches) with the rewritten files loading it from root's folder."""
+    task = demo_tasks(taskset)[index]
+    work = gold_repo(tmp_path, taskset, task)
     copies = plant(work, COPY_WRITERS.get("javascript"), task, seed=index)
-    files = {str(p.relative_to(work)): p.read_text() for p in (work / "test").glob("*.test.js")}
+    files = {str(p.relative_to(work)): p.read_text() for p in work.rglob("*.test.js")}
     blind = jsblind.planned(task, files, copies, random.Random(index))
     for path, text in blind.files.items():
         (work / path).write_text(text)
     (tmp_path / "sender").mkdir()
-    (tmp_path / "sender/s.js").write_text(jsblind.SENDER_SOURCE)
-    command = task.tests.command.replace("$REPORT_DIR", "/w/.report")
-    done = subprocess.run(["docker", "run", "--rm", "--network", "none", "--label", "factory.test=jsblind",
-                           "-v", f"{work}:/w", "-v", f"{tmp_path / 'sender'}:/s:ro", "-w", "/w",
-                           "-e", "NODE_OPTIONS=--require=/s/s.js", "-e", "FACTORY_BLIND_SEEN=/w/.seen", IMAGE,
-                           "sh", "-c", f"mkdir -p .report && {command}; cat .report/{task.tests.report}"],
-                          capture_output=True, text=True, timeout=600)
-    ran = read(task.tests.results, done.stdout, exit_code=None)
-    judged, why, forged = jsblind.judge(ran, blind, (work / ".seen").read_bytes() if (work / ".seen").exists() else b"")
-    assert forged is None
-    # every hidden test and each of its copies has its checks blind (strings, objects of strings)
-    assert {c.test for c in blind.checks.values()} == {*copies.copies, *(copies.renamed[t] for t in task.FAIL_TO_PASS)}
-    for test_id in [*task.FAIL_TO_PASS, *task.PASS_TO_PASS]:
-        assert status_of(judged, copies.renamed.get(test_id, test_id))[0] is TestStatus.passed, (test_id, why)
-    for copy in copies.copies:
-        assert status_of(judged, copy)[0] is TestStatus.failed, copy
-
-
-@pytest.mark.docker
-@pytest.mark.parametrize("index", range(4))
-def test_demo_jest_gold_fix_passes_its_blind_checks_and_every_copy_fails(tmp_path, index):
-    """Under jest, whose vm contexts no preload reaches: the rewritten files load the sender
-    themselves from root's folder, and every hidden test's values reach the host."""
-    task = demo_tasks("demo-jest")[index]
-    work = gold_repo(tmp_path, "demo-jest", task)
-    copies = plant(work, COPY_WRITERS.get("javascript"), task, seed=index)
-    files = {str(p.relative_to(work)): p.read_text() for p in (work / "__tests__").glob("*.test.js")}
-    blind = jsblind.planned(task, files, copies, random.Random(index))
-    assert blind.reach is jsblind.Reach.required
-    for path, text in blind.files.items():
-        (work / path).write_text(text)
-    (tmp_path / "sender").mkdir()
-    (tmp_path / "sender/jsblind_sender.js").write_text(jsblind.SENDER_SOURCE)
+    (tmp_path / "sender" / Path(jsblind.SENDER).name).write_text(jsblind.SENDER_SOURCE)
+    preload = ["-e", f"NODE_OPTIONS=--require={jsblind.SENDER}"] if blind.reach is jsblind.Reach.preloaded else []
+    image = json.loads((TASKSETS / taskset / "taskset.json").read_text())["base_image"]
     command = task.tests.command.replace("$REPORT_DIR", "/w/.report")
     done = subprocess.run(["docker", "run", "--rm", "--network", "none", "--label", "factory.test=jsblind",
                            "-v", f"{work}:/w", "-v", f"{tmp_path / 'sender'}:{Path(jsblind.SENDER).parent}:ro", "-w", "/w",
-                           "-e", "FACTORY_BLIND_SEEN=/w/.seen", "factory/jest:1",
+                           *preload, "-e", "FACTORY_BLIND_SEEN=/w/.seen", image,
                            "sh", "-c", f"mkdir -p .report && {command}; cat .report/{task.tests.report}"],
                           capture_output=True, text=True, timeout=900)
     ran = read(task.tests.results, done.stdout, exit_code=None)
     judged, why, forged = jsblind.judge(ran, blind, (work / ".seen").read_bytes() if (work / ".seen").exists() else b"")
     assert forged is None
+    # every hidden test and each of its copies has its checks blind (strings, numbers, objects of strings)
     assert {c.test for c in blind.checks.values()} == {*copies.copies, *(copies.renamed[t] for t in task.FAIL_TO_PASS)}
     for test_id in [*task.FAIL_TO_PASS, *task.PASS_TO_PASS]:
         assert status_of(judged, copies.renamed.get(test_id, test_id))[0] is TestStatus.passed, (test_id, why)
