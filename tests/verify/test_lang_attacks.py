@@ -30,12 +30,13 @@ from tests.verify.lang_attacks.java import ROUND2 as JAVA2
 from tests.verify.lang_attacks.javascript import CASES as JS
 from tests.verify.lang_attacks.javascript import ROUND2 as JS2
 from tests.verify.lang_attacks.javascript import ROUND3 as JS3
+from tests.verify.lang_attacks.jest import CASES as JEST
 from tests.verify.lang_attacks.rust import CASES as RUST
 from tests.verify.lang_attacks.rust import ROUND2 as RUST2
 from tests.verify.lang_attacks.rust import ROUND3 as RUST3
 
 pytestmark = pytest.mark.docker
-CASES = [*GO, *JS, *JAVA, *RUST, *GO2, *JS2, *JAVA2, *RUST2, *RUST3, *JS3, *HELD_GO, *HELD_JS, *HELD_START]
+CASES = [*GO, *JS, *JAVA, *RUST, *GO2, *JS2, *JAVA2, *RUST2, *RUST3, *JS3, *JEST, *HELD_GO, *HELD_JS, *HELD_START]
 HOLES: dict[str, str] = {
     # wrong fixes that hard-code the inputs of tests the patch's author read: no test tells them from a fix
     # (Python's corpus counts its hard-codes the same way); an agent never sees a FAIL_TO_PASS test's inputs

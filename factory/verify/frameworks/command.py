@@ -19,9 +19,9 @@ the report never names fails, a run with no evidence of tests is not a pass, an 
 that contradicts the report is not a pass, nothing the code under test prints reaches root's
 output, and a report in which the canary or a copy whose original passed did not fail is
 `tampered`: a forger must tell copies from originals, which differ by one literal, under names
-of the same kind. In JavaScript run by mocha or `node --test`, blind checks (`jsblind.py`) keep
-the hidden tests' expected values on the host: a test passes only if it sent each value, equal.
-What it does not give: blind checks in Go, Java, Rust or under jest/vitest, and copies where the
+of the same kind. In JavaScript run by mocha, `node --test` or jest, blind checks (`jsblind.py`)
+keep the hidden tests' expected values on the host: a test passes only if it sent each value, equal.
+What it does not give: blind checks in Go, Java, Rust or under vitest, and copies where the
 writer finds no site or the command selects tests by name; the verdict names each (`weak controls`).
 """
 
@@ -84,7 +84,7 @@ class CommandFramework:
         tests = {**copies.files, **blind.files}
         await sandbox.write_files({**trial.restored_files(), **{path: text.encode() for path, text in tests.items()},
                                    f"{PRIVATE}/run.sh": _script(task, trial, by_root,
-                                                                BLIND_ENVIRONMENT if blind.checks else ""),
+                                                                BLIND_ENVIRONMENT[blind.reach] if blind.checks else ""),
                                    **({jsblind.SENDER: jsblind.SENDER_SOURCE} if blind.checks else {}),
                                    **(by_root.files if isinstance(by_root, RootBuild) else {})},
                                   owner="root")
@@ -182,8 +182,10 @@ TESTS_ENVIRONMENT = " ".join([
 """What the tests' processes see: their own folders, no network caches, nothing of the job."""
 
 
-BLIND_ENVIRONMENT = f"NODE_OPTIONS=--require={jsblind.SENDER} FACTORY_BLIND_SEEN={SEEN}"
-"""What node needs to run blind checks: the sender preloaded, and the file it writes (`jsblind.py`)."""
+BLIND_ENVIRONMENT = {jsblind.Reach.preloaded: f"NODE_OPTIONS=--require={jsblind.SENDER} FACTORY_BLIND_SEEN={SEEN}",
+                     jsblind.Reach.required: f"FACTORY_BLIND_SEEN={SEEN}"}
+"""What node needs to run blind checks: the file the sender writes, and the sender preloaded where
+the test files do not load it themselves (`jsblind.Reach`)."""
 
 
 def _root_build(task: Task, trial: Trial) -> RootBuild | VerdictFlag | None:
