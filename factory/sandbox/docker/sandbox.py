@@ -180,7 +180,7 @@ class DockerSandbox:
         """A container of `image`, created, not started. Never docker-py's `run`: it pulls a
         missing image by itself, unbounded and unretried; pulls are `factory.sandbox.pull`'s."""
         return await engine.made(
-            engine.client().containers.create,
+            engine.created,
             image,
             ["sh", "-c", START, "factory-start", config.user, str(config.self_destruct_seconds)],
             auto_remove=True,
