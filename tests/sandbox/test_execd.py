@@ -69,6 +69,16 @@ async def test_a_sandbox_knows_its_image_s_id_without_asking_the_engine_again(sa
         await made.close()
 
 
+async def test_sandboxes_started_at_once_ask_their_image_s_id_once(sandbox, engine_requests, monkeypatch):
+    monkeypatch.setattr(engine, "_image_ids", {})  # as in a new process, whose sandboxes all start together
+    made = await asyncio.gather(*(make() for _ in range(4)))
+    try:
+        assert len({sb.image_id for sb in made}) == 1
+        assert sum(1 for request in engine_requests if re.fullmatch(r"GET /v[\d.]+/images/\S+/json", request)) == 1
+    finally:
+        await asyncio.gather(*(sb.close() for sb in made))
+
+
 async def test_a_tool_call_makes_no_engine_call(sandbox, engine_requests):
     assert sandbox.execd is not None and not sandbox.per_call
     out = await run_bash(sandbox, {"command": "echo hi; ls / | wc -l; sleep 0.2 & echo bg"}, cap=30)

@@ -20,6 +20,7 @@ import logging
 import os
 import socket
 import struct
+import threading
 from collections.abc import Awaitable, Callable, Generator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
@@ -229,14 +230,19 @@ def _owner_alive(container_labels: dict[str, str]) -> bool:
 
 
 _image_ids: dict[str, str] = {}
+_image_ids_lock = threading.Lock()
 
 
 def image_id(name: str) -> str:
     """The engine's id of image `name`, asked once per process: the same for every container
     of it, as `start_image` takes a name to be (an image removed since is forgotten by `created`)."""
-    if name not in _image_ids:
-        _image_ids[name] = client().api.inspect_image(name)["Id"]
-    return _image_ids[name]
+    found = _image_ids.get(name)
+    if found is None:
+        with _image_ids_lock:  # the sandboxes of a run start all at once: one asks, the others wait for its answer
+            found = _image_ids.get(name)
+            if found is None:
+                found = _image_ids[name] = client().api.inspect_image(name)["Id"]
+    return found
 
 
 def created(image: str, command: list[str], **kwargs: Any) -> docker.models.containers.Container:
