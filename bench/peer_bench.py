@@ -23,7 +23,9 @@ processes it spawned (getrusage), dockerd + containerd (whole: the engine is sha
 work adds to both sides) and the shims of the bench's containers (their own CPU), read from
 /proc/<pid>/stat by a sampler process every 0.1 s, and each of the bench's containers by its
 cgroup, as sampling or verification by its attempt label. Exit 1 when a run loses attempts or
-errors; the ratios are only a measurement.
+errors; the ratios are only a measurement. Under factory's row: its requests to the engine per
+verified attempt, by route (`EngineCalls`). `--factory-only --repeat K` runs factory's side alone,
+K times per size: the A/B of a change, run against a checkout of each side.
 """
 
 from __future__ import annotations
