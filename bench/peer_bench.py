@@ -23,7 +23,9 @@ processes it spawned (getrusage), dockerd + containerd (whole: the engine is sha
 work adds to both sides) and the shims of the bench's containers (their own CPU), read from
 /proc/<pid>/stat by a sampler process every 0.1 s, and each of the bench's containers by its
 cgroup, as sampling or verification by its attempt label. Exit 1 when a run loses attempts or
-errors; the ratios are only a measurement.
+errors; the ratios are only a measurement. Under factory's row: its requests to the engine per
+verified attempt, by route (`EngineCalls`). `--factory-only --repeat K` runs factory's side alone,
+K times per size: the A/B of a change, run against a checkout of each side.
 """
 
 from __future__ import annotations
@@ -264,6 +266,43 @@ def own_cpu() -> tuple[float, float]:
     return me.ru_utime + me.ru_stime, children.ru_utime + children.ru_stime
 
 
+# ---- engine round trips: what factory asks of the engine per attempt
+
+class EngineCalls:
+    """Counts factory's requests to the engine's API, by method and route (ids masked), while
+    in use: `with EngineCalls() as calls: ...; calls.counts`. Every docker-py call, high-level or
+    low, ends in one of APIClient's four verbs, so wrapping those sees them all."""
+
+    VERBS = ("_get", "_post", "_put", "_delete")
+    ID = re.compile(r"/[0-9a-f]{12,64}(?=/|$)")
+    VERSION = re.compile(r"^.*?/v[0-9.]+(?=/)")
+
+    def __enter__(self) -> EngineCalls:
+        from docker.api.client import APIClient
+
+        self.counts: dict[str, int] = {}
+        self._lock = threading.Lock()
+        self._saved = {verb: getattr(APIClient, verb) for verb in self.VERBS}
+        for verb, original in self._saved.items():
+            setattr(APIClient, verb, self._counting(verb[1:].upper(), original))
+        return self
+
+    def _counting(self, method: str, original):  # noqa: ANN001, ANN202 - a wrapper of docker-py's own
+        def counted(api, url, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+            path = self.VERSION.sub("", url.partition("?")[0])  # http+docker://localhost/v1.47/containers/<id>/json
+            route = f"{method} {self.ID.sub('/<id>', path)}"
+            with self._lock:
+                self.counts[route] = self.counts.get(route, 0) + 1
+            return original(api, url, *args, **kwargs)
+        return counted
+
+    def __exit__(self, *exc: object) -> None:
+        from docker.api.client import APIClient
+
+        for verb, original in self._saved.items():
+            setattr(APIClient, verb, original)
+
+
 # ---- the two tools
 
 @dataclass
@@ -301,6 +340,7 @@ class Result:
     calls: int
     cpu: Account
     problems: list[str]
+    requests: dict[str, int] | None = None  # factory's engine API requests by route (`EngineCalls`)
 
 
 def copies(rows: list[dict], n: int) -> list[dict]:
@@ -464,7 +504,7 @@ output: {{dir: {work / "runs"}}}
             self.cpu_at_last = own_cpu()
 
     progress = Clocked()
-    with EngineMeter() as meter:
+    with EngineMeter() as meter, EngineCalls() as requests:
         started, before = time.monotonic(), own_cpu()
         try:
             outcome = await run_pipeline(load_pipeline(pipeline), run_id=run_id, progress=progress, command="bench")
@@ -484,17 +524,54 @@ output: {{dir: {work / "runs"}}}
         problems.append(f"factory: {reused} verdict(s) reused, not verified on their own")
     sampled = max(progress.sampled_at, default=float("nan")) - started
     spent = Account.of(progress.cpu_at_last[0] - before[0], progress.cpu_at_last[1] - before[1], meter)
-    return Result(wall, sampled, max(progress.finishes, default=float("nan")) - started, verified, calls, spent, problems)
+    return Result(wall, sampled, max(progress.finishes, default=float("nan")) - started, verified, calls, spent, problems,
+                  requests.counts)
 
 
 # ---- the bench
 
-def main(sizes: list[int], delay: float) -> int:
-    sys.path.insert(0, str(ROOT))  # the image builder lives with the tests
+def compare(n: int, tools: tuple[str, ...], python: Path, image: str, rows: list[dict], port: int, tmp: Path) -> list[str]:
+    """One run of each of `tools` at `n` in flight, their rows printed; their problems."""
     from factory.sandbox.docker.engine import remove_containers
+
+    stamp = int(time.time())
+    runs: dict[str, Result] = {}
+    for tool in tools:
+        run_id = f"{RUN_PREFIX}{tool}-{n}-{stamp}"
+        work = tmp / f"{RUN_PREFIX}{'mini' if tool == 'grader' else tool}-{n}-{stamp}"
+        try:
+            if tool == "mini":
+                runs[tool] = run_mini(python, copies(rows, n), port, work, run_id)
+            elif tool == "grader":
+                runs[tool] = run_grader(copies(rows, n), predictions(work), image, run_id)
+            else:
+                runs[tool] = asyncio.run(run_factory(copies(rows, n), port, work, run_id))
+        finally:
+            remove_containers(run_id=run_id)
+    if "mini" in runs and "grader" in runs:
+        mini, grader = runs["mini"], runs["grader"]
+        runs["peer"] = Result(mini.wall + grader.wall, mini.sampled, mini.wall + grader.verified, grader.attempts,
+                              mini.calls, mini.cpu + grader.cpu, [])
+        runs["factory"] = runs.pop("factory")  # printed last, beside the peer
+    peer = runs.get("peer")
+    for tool, r in runs.items():
+        per = max(runs["grader"].attempts if tool == "mini" else r.attempts, 1)
+        account = " ".join(f"{getattr(r.cpu, f) / per:8.3f}" for f in Account.FIELDS)
+        ratio = (f" | {r.verified / peer.verified:9.2f} {r.cpu.total / per / (peer.cpu.total / max(peer.attempts, 1)):8.2f}"
+                 if tool == "factory" and peer else "")
+        print(f"  {n:4d} {tool:>8} {r.wall:7.1f} {r.sampled:8.1f} {r.verified:8.1f} {r.attempts:5d} |"
+              f" {'':>27}{account} {r.cpu.total / per:7.3f}{ratio}", flush=True)
+        if r.requests:
+            print(f"  {'':>13} engine requests per attempt: {sum(r.requests.values()) / per:.2f}: " + ", ".join(
+                f"{route} {count / per:.2f}" for route, count in sorted(r.requests.items(), key=lambda i: -i[1])))
+    return [p for r in runs.values() for p in r.problems]
+
+
+def main(sizes: list[int], delay: float, tools: tuple[str, ...] = ("mini", "grader", "factory"), repeat: int = 1) -> int:
+    sys.path.insert(0, str(ROOT))  # the image builder lives with the tests
     from tests.swesmith_layout import DEMO, ensure_image
 
-    python = ensure_mini()
+    python = ensure_mini() if "mini" in tools else Path(sys.executable)
     image = ensure_image()
     rows = [{**json.loads(line), "image_name": image} for line in (DEMO / "tasks.jsonl").read_text().splitlines()
             if "semverkit" in line][:TASKS]
@@ -515,34 +592,8 @@ def main(sizes: list[int], delay: float) -> int:
             print(f"  {'N':>4} {'tool':>8} {'wall s':>7} {'sampled':>8} {'verified':>8} {'done':>5} | CPU s per verified"
                   f" attempt: {' '.join(f'{f:>8}' for f in Account.FIELDS)} {'total':>7} | {'wall/peer':>9} {'cpu/peer':>8}")
             for n in sizes:
-                stamp = int(time.time())
-                runs: dict[str, Result] = {}
-                for tool in ("mini", "grader", "factory"):
-                    run_id = f"{RUN_PREFIX}{tool}-{n}-{stamp}"
-                    work = tmp / f"{RUN_PREFIX}{'mini' if tool == 'grader' else tool}-{n}-{stamp}"
-                    try:
-                        if tool == "mini":
-                            runs[tool] = run_mini(python, copies(rows, n), port, work, run_id)
-                        elif tool == "grader":
-                            runs[tool] = run_grader(copies(rows, n), predictions(work), image, run_id)
-                        else:
-                            runs[tool] = asyncio.run(run_factory(copies(rows, n), port, work, run_id))
-                    finally:
-                        remove_containers(run_id=run_id)
-                mini, grader, factory = runs["mini"], runs["grader"], runs["factory"]
-                runs = {"mini": mini, "grader": grader,
-                        "peer": Result(mini.wall + grader.wall, mini.sampled, mini.wall + grader.verified, grader.attempts,
-                                       mini.calls, mini.cpu + grader.cpu, []),
-                        "factory": factory}
-                for tool, r in runs.items():
-                    per = max(r.attempts if tool != "mini" else grader.attempts, 1)
-                    account = " ".join(f"{getattr(r.cpu, f) / per:8.3f}" for f in Account.FIELDS)
-                    ratio = (f" | {factory.verified / runs['peer'].verified:9.2f}"
-                             f" {factory.cpu.total / max(factory.attempts, 1) / (runs['peer'].cpu.total / per):8.2f}"
-                             if tool == "factory" else "")
-                    print(f"  {n:4d} {tool:>8} {r.wall:7.1f} {r.sampled:8.1f} {r.verified:8.1f} {r.attempts:5d} |"
-                          f" {'':>27}{account} {r.cpu.total / per:7.3f}{ratio}", flush=True)
-                    problems += r.problems
+                for _ in range(repeat):
+                    problems += compare(n, tools, python, image, rows, port, tmp)
         finally:
             server.terminate()
             server.wait()
@@ -557,6 +608,9 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="10,64,256", help="attempts in flight, one setting each")
     parser.add_argument("--delay", type=float, default=2.0, help="seconds the teacher takes per turn")
+    parser.add_argument("--factory-only", action="store_true",
+                        help="factory's side alone (A/B of a change): its CPU account and engine requests per attempt")
+    parser.add_argument("--repeat", type=int, default=1, help="runs at each size, one after the other")
     parser.add_argument("--serve", nargs=2, metavar=("PATCHES", "PORT_FILE"), help=argparse.SUPPRESS)
     parser.add_argument("--meter", nargs=2, metavar=("OUT", "PREFIX"), help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -565,4 +619,5 @@ if __name__ == "__main__":
     elif args.meter:
         meter(Path(args.meter[0]), 0.1, args.meter[1])
     else:
-        sys.exit(main([int(x) for x in args.sizes.split(",")], args.delay))
+        tools = ("factory",) if args.factory_only else ("mini", "grader", "factory")
+        sys.exit(main([int(x) for x in args.sizes.split(",")], args.delay, tools, args.repeat))

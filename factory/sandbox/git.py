@@ -75,11 +75,12 @@ def stage(g: str, nested: str) -> str:
     add` fail when it has no commit; an index entry inside it makes git walk it as a plain
     folder instead, so a placeholder goes in first and is dropped again after (`nested` lists them).
     """
+    # a repo seldom holds a nested one: with none listed, the placeholders' five processes are not run
     return (
         f"find . -path ./.git -prune -o -name .git -prune -printf '%P\\0' "
         f"| sed -z 's|\\.git$|{PLACEHOLDER}|' > {nested} && "
-        f"sed -z 's|^|100644 {EMPTY_BLOB}\\t|' {nested} | {g} update-index -z --index-info && "
-        f"{g} add -A -- {SOURCES} && {g} update-index -z --remove --stdin < {nested} && rm -f {nested}"
+        f"{{ [ ! -s {nested} ] || sed -z 's|^|100644 {EMPTY_BLOB}\\t|' {nested} | {g} update-index -z --index-info; }} && "
+        f"{g} add -A -- {SOURCES} && {{ [ ! -s {nested} ] || {g} update-index -z --remove --stdin < {nested}; }} && rm -f {nested}"
     )
 
 

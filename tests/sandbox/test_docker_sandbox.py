@@ -62,7 +62,7 @@ async def test_start_exec_diff_close(sandbox, docker_client):
     with pytest.raises(FileNotFoundError):
         await sandbox.read_file("missing.py")
 
-    name = sandbox.container.name
+    name = docker_client.api.inspect_container(sandbox.container.id)["Name"]
     await sandbox.close()
     await sandbox.close()  # idempotent
     assert docker_client.api.containers(all=True, filters={"name": name}) == []

@@ -5,6 +5,7 @@ dead container is still told apart (killed from outside: tests/sandbox/test_dock
 from __future__ import annotations
 
 import asyncio
+import re
 import uuid
 
 import pytest
@@ -46,6 +47,36 @@ def engine_requests(monkeypatch):
 
     monkeypatch.setattr(api, "send", counting)
     return sent
+
+
+async def test_a_sandbox_costs_the_engine_five_requests_in_all(sandbox, engine_requests):
+    """Its whole life, once its image's start image and id are known (the fixture's sandbox made
+    them known): made, started, its command server's exec made and started, removed. No inspect
+    after the create (docker-py's `containers.create` makes one), none after the commands."""
+    made = await make()
+    await made.exec("echo hi")
+    await made.close()
+    routes = [re.sub(r"/v[\d.]+/|/[0-9a-f]{64}|\?.*", "", request) for request in engine_requests]  # no ids
+    assert routes == ["POST containers/create", "POST containers/start", "POST containers/exec", "POST exec/start",
+                      "DELETE containers"], engine_requests
+
+
+async def test_a_sandbox_knows_its_image_s_id_without_asking_the_engine_again(sandbox, docker_client):
+    made = await make()
+    try:
+        assert made.image_id == sandbox.image_id == docker_client.api.inspect_container(made.container.id)["Image"]
+    finally:
+        await made.close()
+
+
+async def test_sandboxes_started_at_once_ask_their_image_s_id_once(sandbox, engine_requests, monkeypatch):
+    monkeypatch.setattr(engine, "_image_ids", {})  # as in a new process, whose sandboxes all start together
+    made = await asyncio.gather(*(make() for _ in range(4)))
+    try:
+        assert len({sb.image_id for sb in made}) == 1
+        assert sum(1 for request in engine_requests if re.fullmatch(r"GET /v[\d.]+/images/\S+/json", request)) == 1
+    finally:
+        await asyncio.gather(*(sb.close() for sb in made))
 
 
 async def test_a_tool_call_makes_no_engine_call(sandbox, engine_requests):
@@ -188,7 +219,8 @@ async def test_closing_a_sandbox_ends_a_command_in_flight_at_once(sandbox):
         await asyncio.wait_for(running, 30)  # not at the command's timeout
 
 
-async def test_an_upload_through_the_server_makes_no_engine_call_and_lands_as_the_engines_would(sandbox, engine_requests):
+async def test_an_upload_through_the_server_makes_no_engine_call_and_lands_as_the_engines_would(sandbox, engine_requests,
+                                                                                               docker_client):
     assert sandbox.execd.puts
     await sandbox.exec("ln -s /etc/hostname /tmp/link; mkdir -p /tmp/taken/dir")
     await sandbox.write_files({"/opt/up/deep/root.txt": "root's\n", "/tmp/link": b"\x00\xffbytes"}, owner="root")
@@ -199,7 +231,8 @@ async def test_an_upload_through_the_server_makes_no_engine_call_and_lands_as_th
     assert listed.output.splitlines() == ["root 755 4096 /opt/up", "root 644 7 /opt/up/deep/root.txt",
                                           "root 644 7 /tmp/link", "agent 755 4096 /tmp/mine", "agent 644 8 /tmp/mine/agent.txt"]
     assert await sandbox.read_file("/tmp/link") == b"\x00\xffbytes"  # the link replaced, not followed
-    assert (await sandbox.exec("cat /etc/hostname")).output.strip() == sandbox.container.attrs["Config"]["Hostname"]
+    assert (await sandbox.exec("cat /etc/hostname")).output.strip() == (
+        docker_client.api.inspect_container(sandbox.container.id)["Config"]["Hostname"])
     with pytest.raises(SandboxError, match="could not write /tmp/taken: tar: "):  # with what tar said
         await sandbox.write_files({"/tmp/taken": "a file where a directory is"}, owner="root")
     assert (await sandbox.exec("echo in-step")).output == "in-step\n"  # the stream stayed in step

@@ -92,7 +92,7 @@ async def test_one_start_image_per_image_and_user_made_once(task, docker_client)
     tags = set()
     for _ in range(2):
         async with await DockerSandbox.create(task.image, SandboxConfig(), run_id="test-start-image") as sb:
-            tags.add(sb.container.attrs["Config"]["Image"])
+            tags.add(docker_client.api.inspect_container(sb.container.id)["Config"]["Image"])
     assert len(tags) == 1 and next(iter(tags)).startswith(PREFIX)
     made = docker_client.images.get(next(iter(tags)))
     of = docker_client.images.get(task.image).id
@@ -137,9 +137,12 @@ async def test_a_task_at_an_earlier_base_commit_starts_there_with_no_history(his
 async def test_a_start_image_removed_since_it_was_made_is_made_again(history_image, docker_client):
     image = history_image[0]
     async with await DockerSandbox.create(image, SandboxConfig(), run_id="test-start-image") as sb:
-        made = sb.container.attrs["Config"]["Image"]
+        made = docker_client.api.inspect_container(sb.container.id)["Config"]["Image"]
+        first = sb.image_id
     docker_client.images.remove(made, force=True)  # `docker rmi`, or another run's image_cache_gb
     async with await DockerSandbox.create(image, SandboxConfig(), run_id="test-start-image") as sb:
-        assert sb.on_start_image and sb.container.attrs["Config"]["Image"] == made
+        assert sb.on_start_image and docker_client.api.inspect_container(sb.container.id)["Config"]["Image"] == made
+        # the image made again under the same name has an id of its own, and the sandbox says that one
+        assert sb.image_id == docker_client.images.get(made).id != first
         await sb.prepare(StartState())
         assert (await sb.exec("cat a.py")).output.strip() == "v2-the-fix"

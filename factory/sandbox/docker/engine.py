@@ -20,6 +20,7 @@ import logging
 import os
 import socket
 import struct
+import threading
 from collections.abc import Awaitable, Callable, Generator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
@@ -27,6 +28,7 @@ from typing import Any, TypeVar
 import docker
 import urllib3
 from docker.errors import APIError, DockerException, NotFound
+from docker.models.containers import _create_container_args
 
 from factory.errors import EngineError, EngineGone, SandboxError
 
@@ -225,6 +227,44 @@ def _owner_alive(container_labels: dict[str, str]) -> bool:
     now = _start_time(pid)
     # unreadable start time (hidden /proc, or it exited just now): err on the side of alive
     return started is None or now is None or now == started
+
+
+_image_ids: dict[str, str] = {}
+_image_ids_lock = threading.Lock()
+
+
+def image_id(name: str) -> str:
+    """The engine's id of image `name`, asked once per process: the same for every container
+    of it, as `start_image` takes a name to be (an image removed since is forgotten by `created`)."""
+    found = _image_ids.get(name)
+    if found is None:
+        with _image_ids_lock:  # the sandboxes of a run start all at once: one asks, the others wait for its answer
+            found = _image_ids.get(name)
+            if found is None:
+                found = _image_ids[name] = client().api.inspect_image(name)["Id"]
+    return found
+
+
+def created(image: str, command: list[str], **kwargs: Any) -> docker.models.containers.Container:
+    """A container, created from `image` with docker-py's `containers.create` arguments, in one
+    request: docker-py's own follows the create with an inspect of the container, a second round
+    trip to the engine per sandbox for attributes the create already settled. The Container comes
+    back knowing its id and its image's id (`image_id`), enough for every later call on it."""
+    api = client().api
+    try:  # docker-py's containers.create turns its arguments into the API's with this same function
+        made = api.create_container(**_create_container_args(
+            {**kwargs, "image": image, "command": command, "version": api._version}))
+    except NotFound:
+        _image_ids.pop(image, None)  # gone: an image made again under its name has another id
+        raise
+    # the id first: a container made whose image then went cannot be left behind
+    container = client().containers.prepare_model({"Id": made["Id"]})
+    try:
+        container.attrs["Image"] = image_id(image)
+    except BaseException:
+        discard(container)
+        raise
+    return container
 
 
 def discard(container: Any) -> None:

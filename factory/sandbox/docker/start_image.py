@@ -58,9 +58,9 @@ if [ "$user" != root ] && ! id -u "$user" >/dev/null 2>&1; then
   fi
 fi
 """
-STALE_ARTIFACTS = [
-    "find . -type d \\( -name __pycache__ -o -name .pytest_cache \\) -prune -exec rm -rf {} +",
-    "find . -type f -name '*.py[co]' -exec rm -f {} +",
+STALE_ARTIFACTS = [  # one walk of the tree: a large repo's takes a while
+    "find . -type d \\( -name __pycache__ -o -name .pytest_cache \\) -prune -exec rm -rf {} + "
+    "-o -type f -name '*.py[co]' -exec rm -f {} +",
 ]
 """Steps (in the work tree) that remove what the image's own build left of the code as it was:
 bytecode compiled from the original source (a decompiler reads the fix out of it; a hidden test
