@@ -82,6 +82,10 @@ def test_a_check_against_a_literal_is_rewritten_to_a_stand_in_with_a_zero_of_its
         assert kept in text
     assert text.count("\n") == CHECKS.count("\n") + 1 and parse("java", text) is not None
     assert [c.where for c in checks] == ["CheckTest.java:13", "CheckTest.java:14", "CheckTest.java:16", "CheckTest.java:17"]
+    # the checks left as written keep their literals readable: the verdict names the test
+    assert blind.readable == ["calc.CheckTest.taken()"]
+    only_blind = CHECKS[:CHECKS.index('        assertEquals(eval("x")')] + "    }\n}\n"
+    assert not javablind.plan({"CheckTest.java": only_blind}, ["calc.CheckTest.taken()"], random.Random(3)).readable
 
 
 def test_junit4_a_test_of_another_id_and_a_file_with_its_own_assertions_are_left_alone():

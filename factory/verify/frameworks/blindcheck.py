@@ -42,6 +42,9 @@ class Blind:
     """Root's lines before the run (e.g. compiling the sender)."""
     environment: str = ""
     """What the tests' processes need to reach the sender (`NAME=value ...`)."""
+    readable: list[str] = field(default_factory=list)
+    """Hidden tests (their run ids) with a check against a literal that stays as written: its
+    expected value is readable to the code under test (the verdict says so)."""
     reads: Callable[[str], tuple[str, object] | None] = lambda line: None
     """A line the sender wrote -> (check id, value); None for a line it would not write."""
 

@@ -106,6 +106,7 @@ class CommandFramework:
         canary = (printed[CANARY] or b"").decode(errors="replace").strip()
         flags += [weak] if weak else []
         flags += [] if copies.copies or blind.checks else [ONE_CANARY if canary else NO_CONTROLS]
+        flags += [_readable(copies, blind.readable)] if blind.readable else []
 
         def done(**verdict) -> Verdict:
             return Verdict(flags=flags, controls=len(copies.copies), **verdict)
@@ -145,6 +146,13 @@ class CommandFramework:
 
 
 TIMED_OUT = 124  # coreutils `timeout`
+
+
+def _readable(copies: Copies, tests: list[str]) -> VerdictFlag:
+    told = {run: test for test, run in copies.renamed.items()}
+    return VerdictFlag(kind=FlagKind.weak_controls, detail=(
+        "checks the blind-check rewrite cannot take (an object, a check the test may not reach) keep their expected "
+        f"values readable to the code under test in: {', '.join(told.get(t, t) for t in tests)}"))
 
 
 def _graded(task: Task, copies: Copies, read: results.Results) -> results.Grade:

@@ -112,12 +112,13 @@ def planned(task: Task, files: dict[str, str], copies: Copies, rng: random.Rando
     files read back (`files`) as the copies left them."""
     if not runs_blind(task):
         return Blind()
-    return plan({**files, **copies.files}, [*plant.run_ids(copies, list(task.FAIL_TO_PASS)), *copies.copies], rng)
+    return plan({**files, **copies.files}, [*plant.run_ids(copies, list(task.FAIL_TO_PASS)), *copies.copies], rng,
+                frozenset(copies.copies))
 
 
-def plan(files: dict[str, str], tests: list[str], rng: random.Random) -> Blind:
+def plan(files: dict[str, str], tests: list[str], rng: random.Random, copies_of: frozenset[str] = frozenset()) -> Blind:
     """The blind checks of the tests reported under the ids `tests` (FAIL_TO_PASS originals under
-    their run ids, and their copies), written into `files` (the test files as they will run)."""
+    their run ids, and their copies: `copies_of`), written into `files` (the test files as they will run)."""
     wanted = {clean(t): t for t in tests}
     blind = Blind(sender={SENDER: SENDER_SOURCE}, setup=[f"javac -nowarn -d {SENDER_DIR} {SENDER} > /dev/null"],
                   environment=f"JAVA_TOOL_OPTIONS=-Xbootclasspath/a:{SENDER_DIR}", reads=_reads)
@@ -134,10 +135,12 @@ def plan(files: dict[str, str], tests: list[str], rng: random.Random) -> Blind:
             if test is None or method.type != "method_declaration" or \
                     java._expected_exception(java._test_annotation(method)) is not None:
                 continue  # (a JUnit 4 `expected` test ends at its throw: what follows never runs)
+            taken = 0
             for call in java.reached_calls(method.child_by_field_name("body")):
                 found = _blind(call, names)
                 if found is None:
                     continue
+                taken += 1
                 stand_in, args, kind, expected, negated, delta = found
                 check_id = fresh_id(blind.checks, rng)
                 blind.checks[check_id] = BlindCheck(test, kind, expected, negated, delta, f"{path}:{call.start_point[0] + 1}")
@@ -145,6 +148,8 @@ def plan(files: dict[str, str], tests: list[str], rng: random.Random) -> Blind:
                 lines = "\n" * (source(call).count("\n") - "".join(texts).count("\n"))
                 edits.append(Edit(call.start_byte, call.end_byte, f'{stand_in}("{check_id}", {", ".join(texts)}{lines})'))
                 classes.add(_top_class(root, call).child_by_field_name("body").end_byte - 1)
+            if _literal_checks(method) > taken and test not in copies_of:
+                blind.readable.append(test)
         if not edits:
             continue
         new = apply(text, [*edits, *(Edit(at, at, f" {HELPERS}\n") for at in classes)])
@@ -222,6 +227,16 @@ def _blind(call: tree_sitter.Node, names: dict[str, bool]):
 def _plain_message(rest: list[tree_sitter.Node]) -> bool:
     """No message, or a string literal: dropping it runs no code (a Supplier's would)."""
     return all(n.type == "string_literal" and not source(n).startswith('"""') for n in rest)
+
+
+def _literal_checks(method: tree_sitter.Node) -> int:
+    """How many assertion calls of the test hold a literal outside a lambda (an input handed to
+    `assertThrows` is not an expected value)."""
+    def literal_inside(node: tree_sitter.Node) -> bool:
+        return node.type != "lambda_expression" and (literal(node) is not None or any(literal_inside(c) for c in node.named_children))
+    return sum(1 for n in walk(method) if n.type == "method_invocation"
+               and source(n.child_by_field_name("name")).startswith("assert")
+               and any(literal_inside(a) for a in n.child_by_field_name("arguments").named_children))
 
 
 def _top_class(root: tree_sitter.Node, node: tree_sitter.Node) -> tree_sitter.Node:
