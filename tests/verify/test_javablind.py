@@ -267,8 +267,8 @@ def test_demo_gold_fix_passes_its_blind_checks_and_every_copy_fails(tmp_path, in
     judged, why, forged = javablind.judge(ran, blind, (work / ".seen").read_bytes() if (work / ".seen").exists() else b"")
     assert forged is None
     blinded = {c.test for c in blind.checks.values()}
-    literal_checks = [t for t in task.FAIL_TO_PASS if "assertEquals(" in _body(files, t)]
-    assert {copies.renamed[t] for t in literal_checks} <= blinded
+    literal_checks = {copies.renamed[t] for t in task.FAIL_TO_PASS if "assertEquals(" in _body(files, copies.renamed[t])}
+    assert literal_checks <= blinded
     assert {copies.renamed[t] for t in task.FAIL_TO_PASS} - blinded <= set(blind.readable)  # named in the verdict
     for test_id in [*task.FAIL_TO_PASS, *task.PASS_TO_PASS]:
         assert status_of(judged, copies.renamed.get(test_id, test_id))[0] is TestStatus.passed, (test_id, why, done.stderr[-2000:])

@@ -132,9 +132,8 @@ def plan(files: dict[str, str], tests: list[str], rng: random.Random, copies_of:
         for unit in java.read({path: text}).units:
             test = next((wanted[clean(f)] for f in unit.forms(unit.name) if clean(f) in wanted), None)
             method = root.descendant_for_byte_range(unit.start, unit.end)
-            if test is None or method.type != "method_declaration" or \
-                    java._expected_exception(java._test_annotation(method)) is not None:
-                continue  # (a JUnit 4 `expected` test ends at its throw: what follows never runs)
+            if test is None or method.type != "method_declaration" or java.ends_at_throw(method):
+                continue
             taken = 0
             for call in java.reached_calls(method.child_by_field_name("body")):
                 found = _blind(call, names)
@@ -172,25 +171,25 @@ _JUPITER = "org.junit.jupiter.api.Assertions"
 _NAMES = ("assertEquals", "assertNotEquals", "assertTrue", "assertFalse")
 
 
-def _assertion_names(root: tree_sitter.Node) -> dict[str, bool]:
-    """The forms a call of JUnit 5's assertions takes in this file -> taken: `assertEquals` when
+def _assertion_names(root: tree_sitter.Node) -> set[str]:
+    """The forms a call of JUnit 5's assertions takes in this file: `assertEquals` when
     statically imported from Assertions (and from nowhere else), `Assertions.assertEquals` when
     Assertions is imported, and the fully qualified name. A file that declares a method of one of
     these names takes none of its unqualified calls."""
     imports = [re.sub(r"\s+", " ", source(n)) for n in root.children if n.type == "import_declaration"]
-    taken = {f"{_JUPITER}.{name}": True for name in _NAMES}
+    taken = {f"{_JUPITER}.{name}" for name in _NAMES}
     if any(i in (f"import {_JUPITER};", "import org.junit.jupiter.api.*;") for i in imports):
-        taken.update({f"Assertions.{name}": True for name in _NAMES})
+        taken.update(f"Assertions.{name}" for name in _NAMES)
     own = {source(n.child_by_field_name("name")) for n in walk(root) if n.type == "method_declaration"}
     for name in _NAMES:
         static = [i for i in imports if i.startswith("import static ") and (i.endswith(f".{name};") or i.endswith(".*;"))]
         if static and all(i in (f"import static {_JUPITER}.{name};", f"import static {_JUPITER}.*;") for i in static) \
                 and name not in own:
-            taken[name] = True
+            taken.add(name)
     return taken
 
 
-def _blind(call: tree_sitter.Node, names: dict[str, bool]):
+def _blind(call: tree_sitter.Node, names: set[str]):
     """(the stand-in, its arguments after the id, `equals` or `is`, the expected literal, negated,
     the delta) of a check this module rewrites; None for any other call."""
     target, name = call.child_by_field_name("object"), source(call.child_by_field_name("name"))

@@ -162,6 +162,12 @@ def _unit(path: str, method: tree_sitter.Node, test: tree_sitter.Node, classes: 
     return unit
 
 
+def ends_at_throw(method: tree_sitter.Node) -> bool:
+    """A JUnit 4 `@Test(expected = X.class)` test: its statements after the throw never run."""
+    test = _test_annotation(method)
+    return test is not None and _expected_exception(test) is not None
+
+
 def _expected_exception(test: tree_sitter.Node) -> tree_sitter.Node | None:
     """`X.class` of JUnit 4's `@Test(expected = X.class)`."""
     for pair in walk(test):
