@@ -25,8 +25,8 @@ What stays readable: checks against anything but such a literal (an object, an a
 variable, a text block, a cast), an expected value given second, `assertSame`, Hamcrest and
 AssertJ, JUnit 4's `Assert`, checks inside lambdas, loops or after a statement that may return,
 tests of a file that declares its own assertion methods, and whatever the test passes the code
-under test (its inputs, messages). The verdict's `weak controls` names no blind-check gap: the
-copies and the canary still stand behind every test.
+under test (its inputs, messages). A hidden test left with such a check against a literal is
+named in the verdict's `weak controls` (`Blind.readable`); the copies and the canary stand behind it.
 """
 
 from __future__ import annotations
