@@ -47,15 +47,16 @@ podman-images:
 images: docker
 	@bash scripts/build-base-image.sh $(BASE_IMAGE)
 
-# The toolchain images of the Go, JavaScript, Java and Rust demo task sets: the base image plus
-# Debian's packages (factory/go:1, factory/node:1, factory/java:1, factory/rust:1); existing ones are kept
-LANGS ?= go node java rust
+# The toolchain images of the Go, JavaScript (mocha; jest), Java and Rust demo task sets: the base image
+# plus Debian's packages (factory/go:1, factory/node:1, factory/jest:1, factory/java:1, factory/rust:1);
+# existing ones are kept
+LANGS ?= go node jest java rust
 lang-images: images
 	@for lang in $(LANGS); do bash scripts/build-lang-image.sh $$lang || exit $$?; done
 
 # The demo task sets' images (one per repo, or per Harbor task from its Dockerfile; missing ones
 # only): the suite runs agents and the verifier in them, and must not depend on a `make demo` before it
-TASKSETS ?= demo demo-go demo-java demo-js demo-rust demo-terminal
+TASKSETS ?= demo demo-go demo-java demo-js demo-jest demo-rust demo-terminal
 demo-images: setup lang-images
 	@for set in $(TASKSETS); do $(BIN)/factory images build pipelines/tasksets/$$set || exit $$?; done
 

@@ -7,12 +7,13 @@
 #
 #   go    factory/go:1     golang-go (go test -json)
 #   node  factory/node:1   nodejs + Debian's mocha (mocha --reporter json)
+#   jest  factory/jest:1   nodejs + mocha + Debian's jest (jest --json): the node image's packages and jest
 #   java  factory/java:1   openjdk-17-jdk-headless + junit5 (the console launcher writes JUnit XML)
 #   rust  factory/rust:1   rustc + cargo (no crates: the repos have no dependencies)
 set -euo pipefail
 . "$(dirname "$0")/engine.sh"
 
-lang=${1:?usage: build-lang-image.sh go|node|java|rust [IMAGE]}
+lang=${1:?usage: build-lang-image.sh go|node|jest|java|rust [IMAGE]}
 BASE="${FACTORY_BASE_IMAGE:-factory/python:3.11}"
 fail() { echo "make lang-images: $*" >&2; exit 2; }
 
@@ -28,6 +29,10 @@ case "$lang" in
     PACKAGES="nodejs mocha"
     ENV=()
     CHECK="node --version && mocha --version" ;;
+  jest)
+    PACKAGES="nodejs mocha jest"
+    ENV=()
+    CHECK="node --version && jest --version" ;;
   java)
     PACKAGES="openjdk-17-jdk-headless junit5"
     ENV=("ENV JUNIT_CONSOLE=/usr/share/java/junit-platform-console-standalone.jar")
@@ -36,7 +41,7 @@ case "$lang" in
     PACKAGES="rustc cargo"
     ENV=("ENV CARGO_HOME=/tmp/cargo" "ENV CARGO_NET_OFFLINE=true" "ENV CARGO_TERM_COLOR=never")
     CHECK="rustc --version && cargo --version" ;;
-  *) fail "unknown language '$lang' (valid: go, node, java, rust)" ;;
+  *) fail "unknown language '$lang' (valid: go, node, jest, java, rust)" ;;
 esac
 IMAGE="${2:-factory/$lang:1}"
 

@@ -1,4 +1,4 @@
-"""The Go, JavaScript, Java and Rust demo task sets, checked in their own images on the real engine
+"""The Go, JavaScript (mocha; jest), Java and Rust demo task sets, checked in their own images on the real engine
 without factory's verifier: each bug patch makes exactly its FAIL_TO_PASS tests fail and keeps
 every PASS_TO_PASS test passing, as the task's result reader reads the task's own test command;
 the gold fix (the reversed bug patch) brings back the snapshot, on which every test passes.
@@ -26,7 +26,7 @@ from tests.swesmith_layout import _tar_one
 
 pytestmark = pytest.mark.docker
 TASKSETS = Path(__file__).parents[2] / "pipelines/tasksets"
-LANGUAGES = {"demo-go": "go", "demo-js": "javascript", "demo-java": "java", "demo-rust": "rust"}
+LANGUAGES = {"demo-go": "go", "demo-js": "javascript", "demo-jest": "javascript", "demo-java": "java", "demo-rust": "rust"}
 # The report: the named file in REPORT_DIR, or the command's output (as the command framework has it).
 RUN = r"""
 export REPORT_DIR=/tmp/factory-report TMPDIR=/tmp

@@ -4,7 +4,6 @@ loop in a real sandbox of the task, frozen and judged by the real final-state ve
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -13,22 +12,19 @@ from factory.config import AgentConfig
 from factory.records import Exit, StartState, Task
 from factory.sandbox.backend import sandbox_backend
 from factory.sandbox.config import SandboxConfig
-from factory.tasks import load_taskset
 from factory.teachers.playbook import Outcome
 from factory.teachers.scripted import ScriptedConfig, ScriptedProfile, ScriptedTeacher
 from factory.teachers.terminal_playbook import solution_command
 from factory.verify import DockerVerifier
+from tests.terminal_sets import DEMO_TERMINAL, built_tasks
 
 pytestmark = pytest.mark.docker
-DEMO = Path(__file__).parents[2] / "pipelines" / "tasksets" / "demo-terminal"
 RUN = "test-scripted-terminal"
 
 
 @pytest.fixture(scope="module")
 def tasks(docker_client) -> dict[str, Task]:
-    loaded = load_taskset(str(DEMO)).tasks
-    sandbox_backend("docker").build_dockerfile_images(loaded)
-    return {t.instance_id: t for t in loaded}
+    return built_tasks(DEMO_TERMINAL)
 
 
 def only(outcome: Outcome) -> ScriptedTeacher:

@@ -2,25 +2,21 @@
 doing nothing does not, and every way of forging the reward from the final state is refused or
 named in the verdict."""
 
-from pathlib import Path
 
 import pytest
 
 from factory.records import FlagKind, Guarantee, Reason, Task
 from factory.sandbox.backend import sandbox_backend
 from factory.sandbox.played import state_after
-from factory.tasks import load_taskset
 from factory.verify import DockerVerifier
+from tests.terminal_sets import DEMO_TERMINAL, built_tasks
 
-DEMO = Path(__file__).parents[2] / "pipelines" / "tasksets" / "demo-terminal"
 RUN = "test-final-state"
 
 
 @pytest.fixture(scope="module")
 def tasks() -> dict[str, Task]:
-    loaded = load_taskset(str(DEMO)).tasks
-    sandbox_backend("docker").build_dockerfile_images(loaded)
-    return {t.instance_id: t for t in loaded}
+    return built_tasks(DEMO_TERMINAL)
 
 
 async def _final_state(task: Task, script: str) -> str:

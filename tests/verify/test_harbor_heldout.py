@@ -23,14 +23,13 @@ from factory.run.progress import QuietProgress
 from factory.run.runner import run_pipeline
 from factory.sandbox.backend import sandbox_backend
 from factory.sandbox.played import state_after
-from factory.tasks import load_taskset
 from factory.tasks.validate import read_results
 from factory.verify import DockerVerifier
 from factory.warehouse import run_query
+from tests.terminal_sets import HARBOR_HELDOUT, built_tasks
 
 pytestmark = pytest.mark.docker
 ROOT = Path(__file__).parents[2]
-HELDOUT = ROOT / "tests" / "fixtures" / "harbor-heldout"
 RUN = "test-harbor-heldout"
 ONLINE = "count-palindromes-uv"
 SERVICE = "serve-status-page"
@@ -39,9 +38,7 @@ GIT_AT_WORKDIR = "git-finish-merge"
 
 @pytest.fixture(scope="module")
 def tasks(docker_client) -> dict[str, Task]:
-    loaded = load_taskset(str(HELDOUT)).tasks
-    sandbox_backend("docker").build_dockerfile_images(loaded)
-    return {t.instance_id: t for t in loaded}
+    return built_tasks(HARBOR_HELDOUT)
 
 
 @pytest.fixture(scope="module")
@@ -50,9 +47,9 @@ def validated(tasks, tmp_path_factory) -> tuple[subprocess.CompletedProcess, dic
     cache = pytest.MonkeyPatch()
     cache.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))  # the CLI's subprocess inherits it
     try:
-        out = subprocess.run([sys.executable, "-m", "factory.cli", "tasks", "validate", str(HELDOUT), "--jobs", "2"],
+        out = subprocess.run([sys.executable, "-m", "factory.cli", "tasks", "validate", str(HARBOR_HELDOUT), "--jobs", "2"],
                              capture_output=True, text=True, cwd=ROOT)
-        return out, read_results(str(HELDOUT))
+        return out, read_results(str(HARBOR_HELDOUT))
     finally:
         cache.undo()
 
@@ -97,7 +94,7 @@ async def test_a_run_of_held_out_tasks_keeps_what_the_solver_solved(tasks, tmp_p
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     picked = ["access-log-report", "deploy-permissions", "site-config-regen", "tb1-sqlite-migrations"]
     path = tmp_path / "heldout.yaml"
-    path.write_text(f"name: heldout\ntasks: {{source: {HELDOUT}, include_ids: {picked}}}\nteachers:\n"
+    path.write_text(f"name: heldout\ntasks: {{source: {HARBOR_HELDOUT}, include_ids: {picked}}}\nteachers:\n"
                     + _scripted("scripted-solver", "solve") + _scripted("scripted-wrong", "wrong_fix")
                     + "agent: {max_turns: 30, command_timeout: 120}\nsandbox: {memory: 1g, max_live: 4, user: root}\n"
                     f"sampling: {{attempts_per_task: 1, max_in_flight: 2}}\noutput: {{dir: {tmp_path / 'runs'}}}\n")

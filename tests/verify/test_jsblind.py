@@ -1,7 +1,7 @@
 """Blind checks in JavaScript (`frameworks/jsblind.py`, `jsvalues.py`, `jsblind_sender.js`): which
 checks are rewritten and how, the host's comparisons held to real node's on a few thousand pairs
-of expected literal and actual value, and every demo-js task's gold fix run by mocha in its image
-with its copies and blind checks planted: every original passes, every copy fails."""
+of expected literal and actual value, and every demo-js and demo-jest task's gold fix run by mocha
+or jest in its image with its copies and blind checks planted: every original passes, every copy fails."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from factory.verify.frameworks.copies.base import COPY_WRITERS
 from factory.verify.frameworks.copies.treesitter import parse
 from factory.verify.frameworks.jsvalues import HOWS, JsValue, literal, sent
 from factory.verify.results import read, status_of
-from tests.verify.copies.realrun import demo_tasks, gold_repo, plant
+from tests.verify.copies.realrun import TASKSETS, demo_tasks, gold_repo, plant
 
 HOST_NODE = shutil.which("node")
 IMAGE = "factory/node:1"
@@ -250,34 +250,73 @@ def test_a_passed_test_fails_unless_each_blind_check_sent_one_equal_value():
 
 
 def test_demo_reads_back_as_the_command_framework_plans():
-    task = demo_tasks("demo-js")[4]
-    assert jsblind.runs_preloaded(task.tests.command)
-    assert not jsblind.runs_preloaded("npx jest --ci") and not jsblind.runs_preloaded("NODE_OPTIONS=--x mocha test/")
-    assert jsblind.runs_preloaded("node --test test/") and jsblind.runs_preloaded("./node_modules/.bin/mocha test/")
+    assert jsblind.runner_of(demo_tasks("demo-js")[4].tests.command) is jsblind.Reach.preloaded
+    assert jsblind.runner_of(demo_tasks("demo-jest")[0].tests.command) is jsblind.Reach.required
+    assert jsblind.runner_of("node --test test/") is jsblind.runner_of("./node_modules/.bin/mocha test/") is jsblind.Reach.preloaded
+    assert jsblind.runner_of("npx jest --ci") is jsblind.runner_of("node_modules/.bin/jest") is jsblind.Reach.required
+    for unreached in ("NODE_OPTIONS=--x mocha test/", "npx vitest run", "NODE_OPTIONS=--experimental-vm-modules npx jest", "npm test"):
+        assert jsblind.runner_of(unreached) is None, unreached
+
+
+JEST_FILES = {
+    # 'use strict' stays the first statement (else the file leaves strict mode); the hashbang stays first
+    "a.test.js": "#!/usr/bin/env node\n'use strict';\n// a comment\nconst f = require('./f');\n\n"
+                 "test('t', () => {\n  expect(f()).toBe(1);\n});\n",
+    # imports run before any other statement: the sender is imported before them
+    "b.test.mjs": "import f from './f';\n\ntest('t', () => {\n  expect(f()).toBe(1);\n});\n",
+    "c.test.ts": "import { f } from './f';\n\ntest('t', () => {\n  expect(f()).toBe(1);\n});\n",
+}
+
+
+@pytest.mark.parametrize("path", sorted(JEST_FILES))
+def test_under_jest_each_file_with_checks_loads_the_sender_first(path):
+    blind = jsblind.plan({path: JEST_FILES[path]}, ["t"], random.Random(6), jsblind.Reach.required)
+    text = blind.files[path]
+    assert text.count("\n") - text.endswith("declare var __factory_seen__: any;\n") * 2 == JEST_FILES[path].count("\n")
+    grammar = "typescript" if path.endswith(".ts") else "javascript"
+    first = next(n for n in parse(grammar, text).named_children if n.type not in ("hash_bang_line", "comment")
+                 and not (n.type == "expression_statement" and n.named_children[0].type == "string"))
+    assert jsblind.SENDER in first.text.decode() and len(blind.checks) == 1
+    assert text.startswith("#!/usr/bin/env node\n'use strict';\n") if path == "a.test.js" else True
+    # preloaded (mocha, node --test), a file loads nothing itself
+    assert jsblind.SENDER not in jsblind.plan({path: JEST_FILES[path]}, ["t"], random.Random(6)).files[path]
+
+
+def test_a_test_that_counts_its_assertions_keeps_its_checks():
+    text = ("test('counted', () => {\n  expect.assertions(1);\n  expect(f()).toBe(1);\n});\n"
+            "test('has', () => {\n  expect.hasAssertions();\n  expect(f()).toBe(1);\n});\n"
+            "test('plain', () => {\n  expect(f()).toBe(1);\n});\n")
+    blind = jsblind.plan({"t.test.js": text}, ["counted", "has", "plain"], random.Random(7), jsblind.Reach.required)
+    assert [c.test for c in blind.checks.values()] == ["plain"]
+    assert blind.files["t.test.js"].count("expect(f()).toBe(1)") == 2
 
 
 @pytest.mark.docker
-@pytest.mark.parametrize("index", range(5))
-def test_demo_gold_fix_passes_its_blind_checks_and_every_copy_fails(tmp_path, index):
-    task = demo_tasks("demo-js")[index]
-    work = gold_repo(tmp_path, "demo-js", task)
+@pytest.mark.parametrize(("taskset", "index"), [*(("demo-js", i) for i in range(5)), *(("demo-jest", i) for i in range(4))])
+def test_demo_gold_fix_passes_its_blind_checks_and_every_copy_fails(tmp_path, taskset, index):
+    """Each gold fix run in its image by its own runner: mocha with the sender preloaded, jest
+    (whose vm contexts no preload reaches) with the rewritten files loading it from root's folder."""
+    task = demo_tasks(taskset)[index]
+    work = gold_repo(tmp_path, taskset, task)
     copies = plant(work, COPY_WRITERS.get("javascript"), task, seed=index)
-    files = {str(p.relative_to(work)): p.read_text() for p in (work / "test").glob("*.test.js")}
+    files = {str(p.relative_to(work)): p.read_text() for p in work.rglob("*.test.js")}
     blind = jsblind.planned(task, files, copies, random.Random(index))
     for path, text in blind.files.items():
         (work / path).write_text(text)
     (tmp_path / "sender").mkdir()
-    (tmp_path / "sender/s.js").write_text(jsblind.SENDER_SOURCE)
+    (tmp_path / "sender" / Path(jsblind.SENDER).name).write_text(jsblind.SENDER_SOURCE)
+    preload = ["-e", blind.environment] if blind.environment else []
+    image = json.loads((TASKSETS / taskset / "taskset.json").read_text())["base_image"]
     command = task.tests.command.replace("$REPORT_DIR", "/w/.report")
     done = subprocess.run(["docker", "run", "--rm", "--network", "none", "--label", "factory.test=jsblind",
-                           "-v", f"{work}:/w", "-v", f"{tmp_path / 'sender'}:/s:ro", "-w", "/w",
-                           "-e", "NODE_OPTIONS=--require=/s/s.js", "-e", "FACTORY_BLIND_SEEN=/w/.seen", IMAGE,
+                           "-v", f"{work}:/w", "-v", f"{tmp_path / 'sender'}:{Path(jsblind.SENDER).parent}:ro", "-w", "/w",
+                           *preload, "-e", "FACTORY_BLIND_SEEN=/w/.seen", image,
                            "sh", "-c", f"mkdir -p .report && {command}; cat .report/{task.tests.report}"],
-                          capture_output=True, text=True, timeout=600)
+                          capture_output=True, text=True, timeout=900)
     ran = read(task.tests.results, done.stdout, exit_code=None)
     judged, why, forged = jsblind.judge(ran, blind, (work / ".seen").read_bytes() if (work / ".seen").exists() else b"")
     assert forged is None
-    # every hidden test and each of its copies has its checks blind (strings, objects of strings)
+    # every hidden test and each of its copies has its checks blind (strings, numbers, objects of strings)
     assert {c.test for c in blind.checks.values()} == {*copies.copies, *(copies.renamed[t] for t in task.FAIL_TO_PASS)}
     for test_id in [*task.FAIL_TO_PASS, *task.PASS_TO_PASS]:
         assert status_of(judged, copies.renamed.get(test_id, test_id))[0] is TestStatus.passed, (test_id, why)

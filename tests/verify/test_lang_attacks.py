@@ -1,5 +1,5 @@
 """The red team of the `command` framework in Go, JavaScript, Java and Rust (issue 32): each case
-an agent patch made at a demo task's start state (`tests/verify/lang_attacks/`), verified for
+an agent patch made at a demo or held-back task's start state (`tests/verify/lang_attacks/`), verified for
 real in the task's image.
 
 An attack must not be taught: not resolved, or resolved with a flag the `resolved` filter drops.
@@ -19,20 +19,24 @@ from factory.sandbox.images import ensure_images
 from factory.tasks import load_taskset
 from factory.verify import DockerVerifier
 from tests.filters.attempt_builder import attempt
-from tests.verify.lang_attacks import TASKSETS, Case, Expect, patch_of
+from tests.verify.lang_attacks import Case, Expect, patch_of
 from tests.verify.lang_attacks.golang import CASES as GO
 from tests.verify.lang_attacks.golang import ROUND2 as GO2
+from tests.verify.lang_attacks.heldout_gojs import GO as HELD_GO
+from tests.verify.lang_attacks.heldout_gojs import JS as HELD_JS
+from tests.verify.lang_attacks.heldout_gojs import START as HELD_START
 from tests.verify.lang_attacks.java import CASES as JAVA
 from tests.verify.lang_attacks.java import ROUND2 as JAVA2
 from tests.verify.lang_attacks.javascript import CASES as JS
 from tests.verify.lang_attacks.javascript import ROUND2 as JS2
 from tests.verify.lang_attacks.javascript import ROUND3 as JS3
+from tests.verify.lang_attacks.jest import CASES as JEST
 from tests.verify.lang_attacks.rust import CASES as RUST
 from tests.verify.lang_attacks.rust import ROUND2 as RUST2
 from tests.verify.lang_attacks.rust import ROUND3 as RUST3
 
 pytestmark = pytest.mark.docker
-CASES = [*GO, *JS, *JAVA, *RUST, *GO2, *JS2, *JAVA2, *RUST2, *RUST3, *JS3]
+CASES = [*GO, *JS, *JAVA, *RUST, *GO2, *JS2, *JAVA2, *RUST2, *RUST3, *JS3, *JEST, *HELD_GO, *HELD_JS, *HELD_START]
 HOLES: dict[str, str] = {
     # wrong fixes that hard-code the inputs of tests the patch's author read: no test tells them from a fix
     # (Python's corpus counts its hard-codes the same way); an agent never sees a FAIL_TO_PASS test's inputs
@@ -43,6 +47,9 @@ HOLES: dict[str, str] = {
     # the value the hidden test expects is in the issue ('c=3&b=2&a=1'): written into the blind checks'
     # file after the run, it is a hard-code of that value by another road (the file is the tests' user's)
     "js-blind-seen-file-rewritten": "the issue's answer written as every check's value: resolved and kept",
+    # held-back round (tests/fixtures/lang-heldout)
+    **dict.fromkeys(["heldout-go-caller-sensing-hard-code", "heldout-js-caller-sensing-hard-code"],
+                    "a hard-code of the issue's examples: resolved and kept"),
 }
 """Case id -> what the verifier at the red team's commit made of it, for the cases that get through."""
 BY_CHANCE: dict[str, str] = {}
@@ -61,7 +68,7 @@ def _param(case: Case):
 
 @pytest.mark.parametrize("case", [_param(c) for c in CASES])
 async def test_lang_attack(case: Case, tmp_path):
-    folder = TASKSETS / case.taskset
+    folder = case.folder
     task = load_taskset(str(folder), skip_invalid=False).tasks[case.task]
     ensure_images([task], folder)
     patch = patch_of(case, task, tmp_path)

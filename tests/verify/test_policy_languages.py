@@ -166,6 +166,22 @@ def test_a_linkname_into_the_test_runner_is_refused():
     assert after("go", "hook.go", start, start + "\n// more\n") is None  # there before the patch: not the agent's
 
 
+def test_code_under_test_that_names_the_tests_data_is_refused():
+    reads = 'package report\n\nimport "os"\n\nfunc golden() []byte {\n\tb, _ := os.ReadFile(PATH)\n\treturn b\n}\n'
+    for path in ('"testdata/summary.golden"', 'filepath.Join("testdata", "a.golden")', '`../report/testdata/x`'):
+        judged = after("go", "report/golden.go", None, reads.replace("PATH", path))
+        assert isinstance(judged, Refusal) and "testdata" in judged.why, path
+    embeds = 'package report\n\nimport _ "embed"\n\n//go:embed testdata/summary.golden\nvar golden string\n'
+    assert isinstance(after("go", "report/golden.go", None, embeds), Refusal)
+    # what is not the code under test naming it: a comment, another word, a generator, a test helper
+    assert after("go", "report/golden.go", None, reads.replace("PATH", '"mytestdata.txt"') + "// see testdata/\n") is None
+    generator = "//go:build ignore\n\n" + reads.replace("PATH", '"testdata/summary.golden"')
+    assert after("go", "report/gen.go", None, generator) is None
+    assert after("go", "internal/testutil/golden.go", None, reads.replace("PATH", '"testdata/x"')) is None
+    start = reads.replace("PATH", '"testdata/x"')
+    assert after("go", "report/golden.go", start, start + "\n// more\n") is None  # there before the patch
+
+
 # ---------------------------------------------------------------------- JS: package.json, lockfiles
 
 PACKAGE = {"name": "qstring", "version": "1.0.0", "scripts": {"test": "mocha test/", "lint": "eslint ."}, "license": "MIT"}

@@ -19,10 +19,10 @@ the report never names fails, a run with no evidence of tests is not a pass, an 
 that contradicts the report is not a pass, nothing the code under test prints reaches root's
 output, and a report in which the canary or a copy whose original passed did not fail is
 `tampered`: a forger must tell copies from originals, which differ by one literal, under names
-of the same kind. In JavaScript run by mocha or `node --test` and in Java's JUnit 5, blind checks
-(`jsblind.py`, `javablind.py`) keep the hidden tests' expected values on the host: a test passes
-only if it sent each value, equal.
-What it does not give: blind checks in Go, Rust (their tests are unreadable instead) or under jest/vitest, and copies where the
+of the same kind. In JavaScript run by mocha, `node --test` or jest, and in Java's JUnit 5, blind
+checks (`jsblind.py`, `javablind.py`) keep the hidden tests' expected values on the host: a test
+passes only if it sent each value, equal.
+What it does not give: blind checks in Go, Rust (their tests are unreadable instead) or under vitest, and copies where the
 writer finds no site or the command selects tests by name; the verdict names each (`weak controls`).
 """
 
@@ -120,14 +120,12 @@ class CommandFramework:
                         detail=f"no report at {spec.report or 'the output'} (exit {code}): {tail}")
         ran = plant.without_old_names(results.read(reader.name, text, exit_code=code), copies)
         read, unblind, sent_elsewhere = blindcheck.judge(ran, blind, printed[SEEN]) if blind.checks else (ran, {}, None)
-        sung = results.status_of(read, canary)[0] if canary else None
         broken = any(p.code in (results.ProblemCode.build_failed, results.ProblemCode.suite_failed) for p in read.problems)
         # a patch that breaks the build leaves tests missing and is no forger; a planted test that passed is
         missed = (TestStatus.missing,) if broken else ()
-        if sung is not None and sung not in (*MUST_FAIL, *missed) and read.ran:
+        if read.ran and (sung := _canary_not_failed(read, canary, excused=missed)):
             return done(resolved=False, reason=Reason.tampered, decided_by=Check.tamper_probe,
-                        detail=f"the canary test {canary}, planted to fail, was reported {sung.value}: the report "
-                               f"is not that of the tests having run")
+                        detail=f"the canary test {sung}, planted to fail: the report is not that of the tests having run")
         if sent_elsewhere and read.ran:
             return done(resolved=False, reason=Reason.tampered, decided_by=Check.tamper_probe, detail=sent_elsewhere)
         if read.ran and (forged := plant.tampered(read, copies, excused=missed)):
@@ -153,6 +151,20 @@ def _readable(copies: Copies, tests: list[str]) -> VerdictFlag:
     return VerdictFlag(kind=FlagKind.weak_controls, detail=(
         "checks the blind-check rewrite cannot take (an object, a check the test may not reach) keep their expected "
         f"values readable to the code under test in: {', '.join(told.get(t, t) for t in tests)}"))
+
+
+def _canary_not_failed(read: results.Results, planted: str, excused: tuple[TestStatus, ...]) -> str | None:
+    """The first planted canary reported other than failed, with what it was reported. A canary
+    line may name its suite after a tab (Go: one per package): a suite that reported no test did
+    not run (the task's command names other packages) and is not asked for its canary."""
+    for line in planted.splitlines():
+        name, _, suite = line.partition("\t")
+        if suite and not any(case.suite == suite for case in read.cases):
+            continue
+        status = results.status_of(read, name, suite or None)[0]
+        if status not in (*MUST_FAIL, *excused):
+            return f"{name}{f' in {suite}' if suite else ''} was reported {status.value}"
+    return None
 
 
 def _graded(task: Task, copies: Copies, read: results.Results) -> results.Grade:

@@ -11,10 +11,14 @@ primitive is rewritten before the run (`plan`):
     expect(parse('x')).not.toBe(null)             ->   __factory_seen__("c3d9e8f0", parse('x'))
     assert(count === 3)                           ->   __factory_seen__("0b7e44aa", count)
 
-`__factory_seen__` is the sender (`jsblind_sender.js`), preloaded by root into every node process
-of the run: it writes the value as plain data (its kind, and for a primitive its value) to a
-file root reads after the run, and lets the test go on. The host keeps, per check id, the test it
-belongs to, the literal (`jsvalues.literal`) and the comparison the assertion made
+`__factory_seen__` is the sender (`jsblind_sender.js`), root's file in a folder the tests cannot
+write. Under mocha and `node --test` root preloads it into every node process of the run; jest
+runs each test file in a vm context of its own, with a module registry of its own, which a
+preload does not reach, so there the rewritten file itself loads it by its absolute path as its
+first statement, before anything of the project loads (`_loading`), and it defines the global in
+that context. Either way it writes the value as plain data (its kind, and for a primitive its
+value) to a file root reads after the run, and lets the test go on. The host keeps, per check id,
+the test it belongs to, the literal (`jsvalues.literal`) and the comparison the assertion made
 (`jsvalues.HOWS`), and judges (`judge`): a test its runner passed counts as passed only if each
 of its blind checks sent exactly one value, equal as the assertion would have found it. The ids
 are drawn at random, so the twins of a copied test differ in nothing a reader of the files can
@@ -23,8 +27,10 @@ see, and a forger that sends values must know them: extra, repeated or missing v
 What stays readable: checks against objects and arrays other than node's `deepStrictEqual` of a
 literal of primitives (jest's `toEqual({a: 1})`, chai), checks
 the test may not reach, and whatever the test writes elsewhere (its input, a message). Runners
-that run tests in a realm or worker the preload may not reach (jest, vitest) get no blind checks
-(`runs_preloaded`).
+that run tests in a realm or worker neither reaches (vitest, and a command that does not name
+its runner: `npm test`) get no blind checks (`runner_of`). A test that counts its assertions
+(`expect.assertions(n)`, `expect.hasAssertions()`) keeps its checks as they were: sent, they
+would no longer count.
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ import json
 import random
 import re
 from dataclasses import dataclass, replace
+from enum import Enum
 from pathlib import Path
 
 import tree_sitter
@@ -54,6 +61,17 @@ SENDER = f"{TRUSTED}/jsblind_sender.js"
 SENDER_SOURCE = (Path(__file__).parent / "jsblind_sender.js").read_text()
 
 
+class Reach(Enum):
+    """How the sender reaches the tests' realm."""
+
+    preloaded = "preloaded"
+    """Root's NODE_OPTIONS preload (mocha, `node --test`: the tests run in node's main realm)."""
+    required = "required"
+    """The rewritten test file loads it first, by its absolute path (jest: a vm context per file).
+    Not preloaded too: jest copies node's globals into each context by a getter that redefines the
+    property on first use, which a read-only, non-configurable `__factory_seen__` refuses."""
+
+
 @dataclass(frozen=True)
 class BlindCheck:
     """What one blind check expects, on the host only."""
@@ -72,29 +90,34 @@ class BlindCheck:
         return HOWS[self.how](value, self.expected) != self.negated
 
 
-def runs_preloaded(command: str) -> bool:
-    """Whether the test command runs its tests in node processes whose main realm the sender is
-    preloaded into: mocha and `node --test` do; jest and vitest run test files in a vm context or
-    a worker of their own, where `__factory_seen__` may not be, and a command that sets
-    NODE_OPTIONS itself would drop the preload."""
+def runner_of(command: str) -> Reach | None:
+    """How the sender reaches the tests the command runs; None when it may not: vitest runs test
+    files in workers of its own, a command that sets NODE_OPTIONS itself drops the preload, and
+    jest's native ESM mode (`--experimental-vm-modules`) has no `require`."""
     words = set(re.split(r"[\s/;&|()]+", command))
-    return bool(words & {"mocha", "_mocha"} or ("node" in words and "--test" in words)) \
-        and not words & {"jest", "vitest"} and "NODE_OPTIONS" not in command
+    if "vitest" in words or "experimental-vm-modules" in command:
+        return None
+    if "jest" in words:
+        return Reach.required
+    preloaded = words & {"mocha", "_mocha"} or ("node" in words and "--test" in words)
+    return Reach.preloaded if preloaded and "NODE_OPTIONS" not in command else None
 
 
 def planned(task: Task, files: dict[str, str], copies: Copies, rng: random.Random) -> Blind:
     """The blind checks of a `command` task's FAIL_TO_PASS tests and their copies, in the test
     files read back (`files`) as the copies left them; none for a runner the sender may not reach."""
-    if task.language not in ("javascript", "typescript") or not runs_preloaded(task.tests.command or ""):
+    reach = runner_of(task.tests.command or "")
+    if task.language not in ("javascript", "typescript") or reach is None:
         return Blind()
-    return plan({**files, **copies.files}, [*plant.run_ids(copies, list(task.FAIL_TO_PASS)), *copies.copies], rng)
+    return plan({**files, **copies.files}, [*plant.run_ids(copies, list(task.FAIL_TO_PASS)), *copies.copies], rng, reach)
 
 
-def plan(files: dict[str, str], tests: list[str], rng: random.Random) -> Blind:
+def plan(files: dict[str, str], tests: list[str], rng: random.Random, reach: Reach = Reach.preloaded) -> Blind:
     """The blind checks of the tests reported under the ids `tests` (FAIL_TO_PASS originals under
     their run ids, and their copies), written into `files` (the test files as they will run)."""
     wanted = {clean(t): t for t in tests}
-    blind = Blind(sender={SENDER: SENDER_SOURCE}, environment=f"NODE_OPTIONS=--require={SENDER}", reads=_reads)
+    blind = Blind(sender={SENDER: SENDER_SOURCE}, reads=_reads,
+                  environment=f"NODE_OPTIONS=--require={SENDER}" if reach is Reach.preloaded else "")
     for path, text in files.items():
         grammar = javascript.grammar_of(path)
         root = parse(grammar, text) if grammar else None
@@ -109,7 +132,9 @@ def plan(files: dict[str, str], tests: list[str], rng: random.Random) -> Blind:
             statement = root.descendant_for_byte_range(unit.start, unit.end)
             call = statement.named_children[0] if statement.type == "expression_statement" else statement
             fn = javascript.test_function(call.child_by_field_name("arguments"))
-            for check in javascript.reached_calls(fn) if fn is not None else []:
+            if fn is None or _counts_assertions(fn):
+                continue
+            for check in javascript.reached_calls(fn):
                 found = _blind(check, asserts)
                 if found is None:
                     continue
@@ -117,6 +142,8 @@ def plan(files: dict[str, str], tests: list[str], rng: random.Random) -> Blind:
                 check_id = fresh_id(blind.checks, rng)
                 blind.checks[check_id] = BlindCheck(test, how, expected, negated, f"{path}:{check.start_point[0] + 1}")
                 edits.append(Edit(check.start_byte, check.end_byte, _sending(check, actual, check_id, how)))
+        if edits and reach is Reach.required:
+            edits.append(_loading(root, grammar))
         if edits:
             new = apply(text, edits) + ("\ndeclare var __factory_seen__: any;\n" if grammar != "javascript" else "")
             if parse(grammar, new) is not None:
@@ -124,6 +151,24 @@ def plan(files: dict[str, str], tests: list[str], rng: random.Random) -> Blind:
             else:  # the grammar no longer reads it: run the file as it was
                 blind.checks = {k: c for k, c in blind.checks.items() if not c.where.startswith(f"{path}:")}
     return blind
+
+
+def _counts_assertions(fn: tree_sitter.Node) -> bool:
+    """`expect.assertions(n)` or `expect.hasAssertions()` in the test: a check sent, not asserted,
+    would not count."""
+    return any(n.type == "member_expression" and source(n.child_by_field_name("object")) == "expect"
+               and source(n.child_by_field_name("property")) in ("assertions", "hasAssertions") for n in walk(fn))
+
+
+def _loading(root: tree_sitter.Node, grammar: str) -> Edit:
+    """The sender loaded by the file's first statement, on the line it starts (line numbers stay):
+    after a hashbang and the directives (`'use strict'` must stay first to count), before every
+    import, since imports run before any other statement (and babel hoists their requires)."""
+    first = next((n for n in root.named_children if n.type not in ("hash_bang_line", "comment") and not (
+        n.type == "expression_statement" and n.named_child_count == 1 and n.named_children[0].type == "string")), None)
+    at = first.start_byte if first is not None else root.end_byte
+    esm = grammar != "javascript" or any(n.type == "import_statement" for n in root.named_children)
+    return Edit(at, at, f'import "{SENDER}"; ' if esm else f'require("{SENDER}"); ')
 
 
 def _sending(call: tree_sitter.Node, actual: tree_sitter.Node, check_id: str, how: str) -> str:

@@ -34,10 +34,11 @@ class Grade:
     """Wanted ids that passed only on a rerun."""
 
 
-def status_of(results: Results, test_id: str) -> tuple[TestStatus, bool]:
-    """The worst status among the cases that answer to `test_id`, and whether it was flaky."""
+def status_of(results: Results, test_id: str, suite: str | None = None) -> tuple[TestStatus, bool]:
+    """The worst status among the cases that answer to `test_id` (in `suite`, when named), and
+    whether it was flaky."""
     wanted = clean(test_id)
-    matches = [c for c in results.cases if wanted in c.ids]
+    matches = [c for c in results.cases if wanted in c.ids and suite in (None, c.suite)]
     if not matches:
         return TestStatus.missing, False
     status = worst([c.status for c in matches])

@@ -1,5 +1,6 @@
 """Red-team cases for the `command` framework (Go, JavaScript, Java, Rust): each an agent patch
-made at a demo task's start state, and what the verdict must be.
+made at a demo (or held-back, `HELDOUT`) task's start state, and what the
+verdict must be.
 
 A case changes a copy of the task's repo (`Case.change`) and the patch is `git diff` of that,
 as an agent's would be. Attacks do not fix the bug: a verdict that resolves one (and that the
@@ -29,6 +30,8 @@ from tests.verify.conftest import git
 from tests.verify.test_canary import at_start_state
 
 TASKSETS = Path(__file__).parents[3] / "pipelines/tasksets"
+HELDOUT = Path(__file__).parents[2] / "fixtures/lang-heldout"
+"""Task sets the verifier's authors have not seen (`heldout_gojs.py`)."""
 
 
 class Expect(Enum):
@@ -50,15 +53,22 @@ class Case:
     gold: bool = False
     what: str = ""
     """One line for docs/redteam-lang.md."""
+    home: Path = TASKSETS
+    """The folder of task sets `taskset` is in."""
+
+    @property
+    def folder(self) -> Path:
+        return self.home / self.taskset
 
     @property
     def id(self) -> str:
-        return f"{self.taskset.removeprefix('demo-')}-{self.name}"
+        held = "heldout-" if self.home != TASKSETS else ""
+        return f"{held}{self.taskset.removeprefix('demo-')}-{self.name}"
 
 
 def patch_of(case: Case, task: Task, tmp_path: Path) -> str:
     """`git diff` of the task's repo at its start state (with the gold fix, for a fix) after the case's change."""
-    work = at_start_state(TASKSETS / case.taskset, task, tmp_path / "repo")
+    work = at_start_state(case.folder, task, tmp_path / "repo")
     hide_failing_tests(work, task)
     if case.gold:
         subprocess.run(["git", "apply"], input=task.gold_patch, text=True, cwd=work, check=True)
