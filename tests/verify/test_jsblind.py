@@ -305,7 +305,7 @@ def test_demo_gold_fix_passes_its_blind_checks_and_every_copy_fails(tmp_path, ta
         (work / path).write_text(text)
     (tmp_path / "sender").mkdir()
     (tmp_path / "sender" / Path(jsblind.SENDER).name).write_text(jsblind.SENDER_SOURCE)
-    preload = ["-e", f"NODE_OPTIONS=--require={jsblind.SENDER}"] if blind.reach is jsblind.Reach.preloaded else []
+    preload = ["-e", blind.environment] if blind.environment else []
     image = json.loads((TASKSETS / taskset / "taskset.json").read_text())["base_image"]
     command = task.tests.command.replace("$REPORT_DIR", "/w/.report")
     done = subprocess.run(["docker", "run", "--rm", "--network", "none", "--label", "factory.test=jsblind",

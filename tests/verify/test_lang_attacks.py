@@ -52,15 +52,11 @@ HOLES: dict[str, str] = {
                     "a hard-code of the issue's examples: resolved and kept"),
 }
 """Case id -> what the verifier at the red team's commit made of it, for the cases that get through."""
-BY_CHANCE: dict[str, str] = dict.fromkeys(
-    ["java-reads-expected-at-run-time"],
-    # the code reads the test files at run time and answers with the first test that names its
-    # input; each copy lands before or after its original by a draw, so with 3 copies the
-    # original comes first in 1 plan of 8, and then only the copies fail, as under a real fix.
-    # Seen in a fresh-clone CI (rust, session 12). Go's and Rust's tests are unreadable at run time
-    # (frameworks/go_exec.py, rust_exec.py), and JS's expected values are on the host (blind checks,
-    # frameworks/jsblind.py), so their cases are blocked in every plan.
-    "caught in about 7 plans of 8: the original is first in its file in 1 of 8 and the forger is believed")
+BY_CHANCE: dict[str, str] = {}
+# (was: java-reads-expected-at-run-time, caught in about 7 plans of 8 while the original's place
+# among its twins decided; Java's expected values are now on the host, frameworks/javablind.py.
+# Go's and Rust's tests are unreadable at run time, JS's and Java's checks blind: every reader
+# of expected values is blocked in every plan.)
 """Case id -> why the verdict depends on the plan's draw: blocked in most runs, resolved in some."""
 
 

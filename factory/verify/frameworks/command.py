@@ -19,9 +19,10 @@ the report never names fails, a run with no evidence of tests is not a pass, an 
 that contradicts the report is not a pass, nothing the code under test prints reaches root's
 output, and a report in which the canary or a copy whose original passed did not fail is
 `tampered`: a forger must tell copies from originals, which differ by one literal, under names
-of the same kind. In JavaScript run by mocha, `node --test` or jest, blind checks (`jsblind.py`)
-keep the hidden tests' expected values on the host: a test passes only if it sent each value, equal.
-What it does not give: blind checks in Go, Java, Rust or under vitest, and copies where the
+of the same kind. In JavaScript run by mocha, `node --test` or jest, and in Java's JUnit 5, blind
+checks (`jsblind.py`, `javablind.py`) keep the hidden tests' expected values on the host: a test
+passes only if it sent each value, equal.
+What it does not give: blind checks in Go, Rust (their tests are unreadable instead) or under vitest, and copies where the
 writer finds no site or the command selects tests by name; the verdict names each (`weak controls`).
 """
 
@@ -45,8 +46,9 @@ from factory.records import (
 from factory.sandbox.backend import DIFF_LIMIT
 from factory.sandbox.printed import print_files, printed_files
 from factory.verify import results
-from factory.verify.frameworks import go_exec, jsblind, rust_exec
+from factory.verify.frameworks import blindcheck, go_exec, javablind, jsblind, rust_exec
 from factory.verify.frameworks.base import PRIVATE, TEST_UID, RootBuild, Trial
+from factory.verify.frameworks.blindcheck import Blind
 from factory.verify.frameworks.canary import CANARIES, canary_names
 from factory.verify.frameworks.copies import plant
 from factory.verify.frameworks.copies.base import Copies
@@ -80,12 +82,13 @@ class CommandFramework:
         # pure CPU on a few test files: off the event loop, as pytest's planning is
         copies, weak = await asyncio.to_thread(plant.planned, task, trial.printed, random.SystemRandom())
         by_root = _root_build(task, trial)
-        blind = await asyncio.to_thread(jsblind.planned, task, plant.read_back(trial.printed), copies, random.SystemRandom())
+        blinds = BLINDS.get(task.language)
+        blind = await asyncio.to_thread(blinds.planned, task, plant.read_back(trial.printed), copies,
+                                        random.SystemRandom()) if blinds else Blind()
         tests = {**copies.files, **blind.files}
         await sandbox.write_files({**trial.restored_files(), **{path: text.encode() for path, text in tests.items()},
-                                   f"{PRIVATE}/run.sh": _script(task, trial, by_root,
-                                                                BLIND_ENVIRONMENT[blind.reach] if blind.checks else ""),
-                                   **({jsblind.SENDER: jsblind.SENDER_SOURCE} if blind.checks else {}),
+                                   f"{PRIVATE}/run.sh": _script(task, trial, by_root, blind),
+                                   **(blind.sender if blind.checks else {}),
                                    **(by_root.files if isinstance(by_root, RootBuild) else {})},
                                   owner="root")
         report = f"{REPORT_DIR}/{spec.report}" if spec.report else OUTPUT
@@ -103,6 +106,7 @@ class CommandFramework:
         canary = (printed[CANARY] or b"").decode(errors="replace").strip()
         flags += [weak] if weak else []
         flags += [] if copies.copies or blind.checks else [ONE_CANARY if canary else NO_CONTROLS]
+        flags += [_readable(copies, blind.readable)] if blind.readable else []
 
         def done(**verdict) -> Verdict:
             return Verdict(flags=flags, controls=len(copies.copies), **verdict)
@@ -115,7 +119,7 @@ class CommandFramework:
             return done(resolved=False, reason=Reason.no_report, decided_by=Check.tests,
                         detail=f"no report at {spec.report or 'the output'} (exit {code}): {tail}")
         ran = plant.without_old_names(results.read(reader.name, text, exit_code=code), copies)
-        read, unblind, sent_elsewhere = jsblind.judge(ran, blind, printed[SEEN]) if blind.checks else (ran, {}, None)
+        read, unblind, sent_elsewhere = blindcheck.judge(ran, blind, printed[SEEN]) if blind.checks else (ran, {}, None)
         broken = any(p.code in (results.ProblemCode.build_failed, results.ProblemCode.suite_failed) for p in read.problems)
         # a patch that breaks the build leaves tests missing and is no forger; a planted test that passed is
         missed = (TestStatus.missing,) if broken else ()
@@ -140,6 +144,13 @@ class CommandFramework:
 
 
 TIMED_OUT = 124  # coreutils `timeout`
+
+
+def _readable(copies: Copies, tests: list[str]) -> VerdictFlag:
+    told = {run: test for test, run in copies.renamed.items()}
+    return VerdictFlag(kind=FlagKind.weak_controls, detail=(
+        "checks the blind-check rewrite cannot take (an object, a check the test may not reach) keep their expected "
+        f"values readable to the code under test in: {', '.join(told.get(t, t) for t in tests)}"))
 
 
 def _canary_not_failed(read: results.Results, planted: str, excused: tuple[TestStatus, ...]) -> str | None:
@@ -182,10 +193,8 @@ TESTS_ENVIRONMENT = " ".join([
 """What the tests' processes see: their own folders, no network caches, nothing of the job."""
 
 
-BLIND_ENVIRONMENT = {jsblind.Reach.preloaded: f"NODE_OPTIONS=--require={jsblind.SENDER} FACTORY_BLIND_SEEN={SEEN}",
-                     jsblind.Reach.required: f"FACTORY_BLIND_SEEN={SEEN}"}
-"""What node needs to run blind checks: the file the sender writes, and the sender preloaded where
-the test files do not load it themselves (`jsblind.Reach`)."""
+BLINDS = {"javascript": jsblind, "typescript": jsblind, "java": javablind}
+"""Languages whose expected values stay on the host, by the module that plans their blind checks."""
 
 
 def _root_build(task: Task, trial: Trial) -> RootBuild | VerdictFlag | None:
@@ -203,14 +212,17 @@ def _run(task: Task, trial: Trial) -> str:
     return f"{_timed(trial)} sh -c {shlex.quote(task.tests.command)} < /dev/null"
 
 
-def _script(task: Task, trial: Trial, by_root: RootBuild | VerdictFlag | None, blind_env: str) -> str:
+def _script(task: Task, trial: Trial, by_root: RootBuild | VerdictFlag | None, blind: Blind) -> str:
     """Root's script: set up, run the command as the tests' user (or root's build, which runs only
     the binaries as the tests' user), stop whatever it left."""
     w, s = shlex.quote(task.workdir), SCRATCH
     as_tests = f"setpriv --reuid={TEST_UID} --regid={TEST_UID} --clear-groups"
     run = _run(task, trial)
+    # the sender's environment, and the file it writes
+    blind_env = f"{blind.environment} FACTORY_BLIND_SEEN={SEEN}" if blind.checks else ""
     lines = ["set -u", f"cd {w}", *(f"rm -f -- {shlex.quote(p)}" for p in trial.removed()),
              f"rm -rf {s} && mkdir -p {s}/home {s}/tmp {REPORT_DIR}", f"chmod 700 /root {PRIVATE}"]
+    lines += blind.setup if blind.checks else []
     if task.language in CANARIES:  # in a subshell of its own: a planter that finds nothing plants nothing
         lines.append(f"( {canary_names(task, random.SystemRandom())}; CANARY={CANARY}\n{CANARIES.get(task.language)}\n)")
     if task.tests.as_root:  # the image's own environment (root's caches, a writable repo); its own session

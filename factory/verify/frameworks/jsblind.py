@@ -38,15 +38,17 @@ from __future__ import annotations
 import json
 import random
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from enum import Enum
 from pathlib import Path
 
 import tree_sitter
 
-from factory.records import Task, TestStatus
+from factory.records import Task
 from factory.verify import results
+from factory.verify.frameworks import blindcheck
 from factory.verify.frameworks.base import TRUSTED
+from factory.verify.frameworks.blindcheck import Blind, fresh_id
 from factory.verify.frameworks.copies import javascript, plant
 from factory.verify.frameworks.copies.base import Copies
 from factory.verify.frameworks.copies.treesitter import Edit, apply, parse, source, walk
@@ -88,16 +90,6 @@ class BlindCheck:
         return HOWS[self.how](value, self.expected) != self.negated
 
 
-@dataclass
-class Blind:
-    reach: Reach | None = None
-    """How the sender reaches the tests (None: no blind checks)."""
-    files: dict[str, str] = field(default_factory=dict)
-    """Test file -> its text with the checks rewritten (only files that changed)."""
-    checks: dict[str, BlindCheck] = field(default_factory=dict)
-    """Check id -> what it expects."""
-
-
 def runner_of(command: str) -> Reach | None:
     """How the sender reaches the tests the command runs; None when it may not: vitest runs test
     files in workers of its own, a command that sets NODE_OPTIONS itself drops the preload, and
@@ -124,7 +116,8 @@ def plan(files: dict[str, str], tests: list[str], rng: random.Random, reach: Rea
     """The blind checks of the tests reported under the ids `tests` (FAIL_TO_PASS originals under
     their run ids, and their copies), written into `files` (the test files as they will run)."""
     wanted = {clean(t): t for t in tests}
-    blind = Blind(reach)
+    blind = Blind(sender={SENDER: SENDER_SOURCE}, reads=_reads,
+                  environment=f"NODE_OPTIONS=--require={SENDER}" if reach is Reach.preloaded else "")
     for path, text in files.items():
         grammar = javascript.grammar_of(path)
         root = parse(grammar, text) if grammar else None
@@ -146,7 +139,7 @@ def plan(files: dict[str, str], tests: list[str], rng: random.Random, reach: Rea
                 if found is None:
                     continue
                 actual, how, expected, negated = found
-                check_id = _fresh_id(blind.checks, rng)
+                check_id = fresh_id(blind.checks, rng)
                 blind.checks[check_id] = BlindCheck(test, how, expected, negated, f"{path}:{check.start_point[0] + 1}")
                 edits.append(Edit(check.start_byte, check.end_byte, _sending(check, actual, check_id, how)))
         if edits and reach is Reach.required:
@@ -176,13 +169,6 @@ def _loading(root: tree_sitter.Node, grammar: str) -> Edit:
     at = first.start_byte if first is not None else root.end_byte
     esm = grammar != "javascript" or any(n.type == "import_statement" for n in root.named_children)
     return Edit(at, at, f'import "{SENDER}"; ' if esm else f'require("{SENDER}"); ')
-
-
-def _fresh_id(taken: dict[str, BlindCheck], rng: random.Random) -> str:
-    """A drawn id, so that twins read alike (numbered ids would rank them)."""
-    while (check_id := f"{rng.getrandbits(32):08x}") in taken:
-        pass
-    return check_id
 
 
 def _sending(call: tree_sitter.Node, actual: tree_sitter.Node, check_id: str, how: str) -> str:
@@ -317,35 +303,17 @@ def _plain_message(rest: list[tree_sitter.Node]) -> bool:
 
 # -- judging, on the host ------------------------------------------------------------------------
 
+def _reads(line: str) -> tuple[str, JsValue] | None:
+    """`"id" TAB record`, as the sender writes it."""
+    head, _, record = line.partition("\t")
+    try:
+        check_id = json.loads(head)
+    except ValueError:
+        return None
+    value = sent(record)
+    return (check_id, value) if isinstance(check_id, str) and value is not None else None
+
+
 def judge(read: results.Results, blind: Blind, written: bytes | None) -> tuple[results.Results, dict[str, str], str | None]:
-    """The run's results with each test its runner passed but its blind checks did not made
-    failed, why each was, and why the values are not the checks' own (a value for no check, a
-    line the sender does not write: only code other than the sender writes those)."""
-    values: dict[str, list[JsValue]] = {}
-    for line in (written or b"").decode(errors="replace").splitlines():
-        head, _, record = line.partition("\t")
-        try:
-            check_id = json.loads(head)
-        except ValueError:
-            check_id = None
-        value = sent(record)
-        if not isinstance(check_id, str) or check_id not in blind.checks or value is None:
-            return read, {}, f"a blind-check value that no check of this run sent: {line[:120]!r}"
-        values.setdefault(check_id, []).append(value)
-    failed: dict[str, str] = {}
-    for check_id, check in blind.checks.items():
-        if check.test in failed or results.status_of(read, check.test)[0] is not TestStatus.passed:
-            continue
-        got = values.get(check_id, [])
-        if len(got) != 1:
-            failed[check.test] = f"its blind check at {check.where} sent {len(got)} values, not one"
-        elif not check.passes(got[0]):
-            failed[check.test] = f"its blind check at {check.where} sent a value the assertion would refuse"
-    if not failed:
-        return read, {}, None
-    wanted = {clean(t) for t in failed}
-    cases = tuple(replace(c, status=TestStatus.failed) if wanted & set(c.ids) else c for c in read.cases)
-    # the runner's counts and exit status speak of what it ran, not of what the host judged
-    judged = results.Results(cases=cases, found=read.found, structured=read.structured,
-                             carried=read.problems[len(read.found):])
-    return judged, failed, None
+    """`blindcheck.judge` of node's values."""
+    return blindcheck.judge(read, replace(blind, reads=_reads), written)

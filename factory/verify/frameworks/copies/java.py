@@ -162,6 +162,12 @@ def _unit(path: str, method: tree_sitter.Node, test: tree_sitter.Node, classes: 
     return unit
 
 
+def ends_at_throw(method: tree_sitter.Node) -> bool:
+    """A JUnit 4 `@Test(expected = X.class)` test: its statements after the throw never run."""
+    test = _test_annotation(method)
+    return test is not None and _expected_exception(test) is not None
+
+
 def _expected_exception(test: tree_sitter.Node) -> tree_sitter.Node | None:
     """`X.class` of JUnit 4's `@Test(expected = X.class)`."""
     for pair in walk(test):
@@ -171,14 +177,22 @@ def _expected_exception(test: tree_sitter.Node) -> tree_sitter.Node | None:
     return None
 
 
-def _body_sites(body: tree_sitter.Node | None) -> list[Site]:
-    sites: list[Site] = []
+def reached_calls(body: tree_sitter.Node | None) -> list[tree_sitter.Node]:
+    """The method calls that are whole statements of a test's body, up to the first statement
+    that may return: the test reaches each whatever the code under test does, or fails first."""
+    calls: list[tree_sitter.Node] = []
     for statement in body.named_children if body else []:
         if _may_return(statement):
             break  # what follows may never run
         call = statement.named_children[0] if statement.type == "expression_statement" else None
-        if call is None or call.type != "method_invocation":
-            continue
+        if call is not None and call.type == "method_invocation":
+            calls.append(call)
+    return calls
+
+
+def _body_sites(body: tree_sitter.Node | None) -> list[Site]:
+    sites: list[Site] = []
+    for call in reached_calls(body):
         name = source(call.child_by_field_name("name"))
         target = call.child_by_field_name("object")
         args = call.child_by_field_name("arguments").named_children
