@@ -176,6 +176,18 @@ def test_new_names_collide_with_nothing_in_the_package_folder():
     assert all(re.fullmatch(r"Test[A-Z]\w*", n) for n in new)
 
 
+def test_no_twin_of_a_test_is_named_with_the_words_of_its_old_name():
+    """A forger that knows `TestParse` from the start state and flips failures of names starting
+    with it must find nothing: the original's new name is drawn as its copies' are, without
+    `parse`, so a prefix, a word or a substring of the old name tells no twin from another."""
+    body = "".join(f"func Test{w}(t *testing.T) {{\n\tif Get() != {i} {{\n\t\tt.Error()\n\t}}\n}}\n\n"
+                   for i, w in enumerate(["Parse", "ParseSplit", "RejectsSplit", "FormatValue", "RoundCents"]))
+    for seed in range(40):
+        copies = GO.plan({"calc_test.go": HEAD + body}, ["TestParse"], ["TestParse"], random.Random(seed))
+        twins = [*copies.copies, copies.renamed["TestParse"]]
+        assert len(twins) == 4 and not [t for t in twins if "parse" in t.lower()], (seed, twins)
+
+
 def test_copies_of_a_task_stop_at_thirty():
     body = "".join(f"func TestAdd{i}(t *testing.T) {{\n\tif Add({i + 20}, 1) != {i + 21} {{\n\t\tt.Error()\n\t}}\n}}\n\n"
                    for i in range(12))

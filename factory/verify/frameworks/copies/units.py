@@ -354,8 +354,13 @@ def _values(site: Site, literal: str, pool: list[str], integers: list[str], char
 
 
 def _name(reading: Reading, unit: Unit, answers: _Answers, rng: random.Random) -> str:
-    """A fresh name from the words of the file's tests, whose ids answer to no test."""
-    vocabulary = [w for w in words(u.name for u in reading.units if u.path == unit.path) if w not in reading.stopwords]
+    """A fresh name from the words of the file's tests but the test's own, whose ids answer to no
+    test. Its own words would leak: a forger that flips the failures of names starting with the
+    old one (`TestParse...`, known from the start state) spared the copies whenever only the
+    original's new name drew them (the held-back red team's Go case)."""
+    own = set(words([unit.name]))
+    vocabulary = [w for w in words(u.name for u in reading.units if u.path == unit.path)
+                  if w not in reading.stopwords and w not in own]
     while True:
         name = draw_name(vocabulary, reading.make, reading.taken, rng)
         if answers.claim(unit.forms(name)):
