@@ -19,7 +19,7 @@ from factory.sandbox.images import ensure_images
 from factory.tasks import load_taskset
 from factory.verify import DockerVerifier
 from tests.filters.attempt_builder import attempt
-from tests.verify.lang_attacks import TASKSETS, Case, Expect, patch_of
+from tests.verify.lang_attacks import Case, Expect, patch_of
 from tests.verify.lang_attacks.golang import CASES as GO
 from tests.verify.lang_attacks.golang import ROUND2 as GO2
 from tests.verify.lang_attacks.java import CASES as JAVA
@@ -65,7 +65,7 @@ def _param(case: Case):
 
 @pytest.mark.parametrize("case", [_param(c) for c in CASES])
 async def test_lang_attack(case: Case, tmp_path):
-    folder = TASKSETS / case.taskset
+    folder = case.folder
     task = load_taskset(str(folder), skip_invalid=False).tasks[case.task]
     ensure_images([task], folder)
     patch = patch_of(case, task, tmp_path)

@@ -50,6 +50,12 @@ class Case:
     gold: bool = False
     what: str = ""
     """One line for docs/redteam-lang.md."""
+    root: Path = TASKSETS
+    """The folder that holds `taskset` (the held-back sets live under tests/fixtures/lang-heldout)."""
+
+    @property
+    def folder(self) -> Path:
+        return self.root / self.taskset
 
     @property
     def id(self) -> str:
@@ -58,7 +64,7 @@ class Case:
 
 def patch_of(case: Case, task: Task, tmp_path: Path) -> str:
     """`git diff` of the task's repo at its start state (with the gold fix, for a fix) after the case's change."""
-    work = at_start_state(TASKSETS / case.taskset, task, tmp_path / "repo")
+    work = at_start_state(case.folder, task, tmp_path / "repo")
     hide_failing_tests(work, task)
     if case.gold:
         subprocess.run(["git", "apply"], input=task.gold_patch, text=True, cwd=work, check=True)
