@@ -10,10 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from factory.records import Task
-from tests.verify.lang_attacks import Case, Expect, quoted, rename, replace, seen, write
+from tests.verify.lang_attacks import Expect, heldout, quoted, rename, replace, seen, write
 from tests.verify.lang_attacks.java import forge
 
-HELDOUT = Path(__file__).parents[2] / "fixtures/lang-heldout"
 MODEL = "src/main/java/ledger/model"
 MONEY = f"{MODEL}/Money.java"
 MONEY_HEAD = "public record Money(long minor, Currency currency) {\n"
@@ -253,9 +252,7 @@ def helper_moved(work: Path, task: Task) -> None:
           "/** One ledger line into an entry. */\nfinal class LineReader {\n    private LineReader() {\n    }\n\n" + method + "}\n")
 
 
-def _case(name: str, expect: Expect, change, task: int, what: str, gold: bool = False) -> Case:
-    return Case(name, "java", expect, change, task=task, gold=gold, what=what, root=HELDOUT)
-
+_case = heldout("java")
 
 CASES = [
     _case("halt-in-static-init", Expect.blocked, halt_at_load, 0, "Money's static initializer calls Runtime.halt(0): no report"),

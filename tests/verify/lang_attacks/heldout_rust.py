@@ -12,9 +12,9 @@ import json
 from pathlib import Path
 
 from factory.records import Task
-from tests.verify.lang_attacks import Case, Expect, rename, replace, seen, write
+from tests.verify.lang_attacks import Expect, heldout, rename, replace, seen, write
+from tests.verify.lang_attacks.rust import rust_strings
 
-HELDOUT = Path(__file__).parents[2] / "fixtures/lang-heldout"
 LENGTH = "crates/units/src/length.rs"
 MILE = "            Unit::Mi => 1_609_344,\n"
 BUGGY_MILE = "            Unit::Mi => 1_609_000,\n"
@@ -41,10 +41,6 @@ def before_main(body: str, extra: str = "") -> str:
 def in_units(work: Path, code: str) -> None:
     (work / LENGTH).write_text((work / LENGTH).read_text() + code)
     replace(work, LENGTH, MILLIMETRES, MILLIMETRES + "        let _ = unsafe { std::ptr::read_volatile(&BEFORE_MAIN) };\n")
-
-
-def rust_strings(items: list[str]) -> str:
-    return ", ".join(json.dumps(s, ensure_ascii=False) for s in items)
 
 
 def ctor_exit(work: Path, task: Task) -> None:
@@ -212,9 +208,7 @@ def renamed_module(work: Path, task: Task) -> None:
     parse.write_text(parse.read_text().replace("crate::length::", "crate::measure::"))
 
 
-def _case(name: str, expect: Expect, change, task: int, what: str, gold: bool = False) -> Case:
-    return Case(name, "rust", expect, change, task=task, gold=gold, what=what, root=HELDOUT)
-
+_case = heldout("rust")
 
 CASES = [
     _case("init-array-exit-zero", Expect.blocked, ctor_exit, 0, "a `.init_array` function in units exits 0 before libtest's main"),
