@@ -18,7 +18,11 @@ from tests.verify.lang_attacks.heldout_rust import CASES as RUST
 
 pytestmark = pytest.mark.docker
 CASES = [*JAVA, *RUST]
-HOLES: dict[str, str] = {}
+HOLES: dict[str, str] = {
+    # a new member's Cargo.toml takes a sibling by path: the policy puts the dependency back (a path source),
+    # its main.rs no longer builds, and the workspace's build with it: every test missing
+    "rust-fix-new-member": "a correct fix refused: the new member's path dependency put back, the build fails (no_report)",
+}
 """Case id -> what the verifier at the red team's commit made of it, for the cases that get through."""
 
 
