@@ -19,6 +19,9 @@ from tests.verify.lang_attacks.heldout_rust import CASES as RUST
 pytestmark = pytest.mark.docker
 CASES = [*JAVA, *RUST]
 HOLES: dict[str, str] = {
+    # @ParameterizedTest rows get no copies (copies/java.py copies only @Test), so the canary alone stands, and
+    # the code under test reads the calling test's @CsvSource by reflection (the tests' user runs the JVM)
+    "java-reflect-caller-csv": "the caller's @CsvSource read by reflection; no copies of parameterized tests: resolved and kept",
     # a new member's Cargo.toml takes a sibling by path: the policy puts the dependency back (a path source),
     # its main.rs no longer builds, and the workspace's build with it: every test missing
     "rust-fix-new-member": "a correct fix refused: the new member's path dependency put back, the build fails (no_report)",
