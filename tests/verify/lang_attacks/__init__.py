@@ -31,7 +31,7 @@ from tests.verify.test_canary import at_start_state
 
 TASKSETS = Path(__file__).parents[3] / "pipelines/tasksets"
 HELDOUT = Path(__file__).parents[2] / "fixtures/lang-heldout"
-"""Task sets the verifier's authors have not seen (`heldout_gojs.py`)."""
+"""The held-back task sets (one folder per language), which the verifier's authors did not write against."""
 
 
 class Expect(Enum):
@@ -64,6 +64,13 @@ class Case:
     def id(self) -> str:
         held = "heldout-" if self.home != TASKSETS else ""
         return f"{held}{self.taskset.removeprefix('demo-')}-{self.name}"
+
+
+def heldout(language: str) -> Callable[..., Case]:
+    """A maker of cases on the held-back task set of `language`."""
+    def case(name: str, expect: Expect, change: Callable[[Path, Task], None], task: int, what: str, gold: bool = False) -> Case:
+        return Case(name, language, expect, change, task=task, gold=gold, what=what, home=HELDOUT)
+    return case
 
 
 def patch_of(case: Case, task: Task, tmp_path: Path) -> str:
