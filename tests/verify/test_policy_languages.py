@@ -286,6 +286,22 @@ def test_cargo_settings_that_change_how_tests_run_are_put_back(change):
     assert merged["package"]["version"] == "0.1.1" and "build" not in merged["package"]
 
 
+def test_a_path_dependency_on_a_crate_of_the_repo_is_kept_and_any_other_path_put_back():
+    """A new workspace member that takes a sibling crate by path is a correct fix's side effect (the
+    held-back red team's `fix-new-member` was refused for it); a path to a crate the patch wrote,
+    a vendored one, or one outside the repo still chooses other code for the tests."""
+    files = frozenset({"Cargo.toml", "units/Cargo.toml", "units/src/lib.rs", "vendor/memchr/Cargo.toml",
+                       "vendor/memchr/.cargo-checksum.json"})
+    member = '[package]\nname = "cli"\nversion = "0.1.0"\n\n[dependencies]\nunits = { path = "PATH" }\n'
+
+    def judged(path: str):
+        return rules_for("rust").judge("cli/Cargo.toml", None, member.replace("PATH", path).encode(),
+                                       RepoFacts(language="rust", files=files))
+    assert judged("../units") is None and judged("../units/") is None
+    for elsewhere in ("../fake-units", "../vendor/memchr", "../../units", "/tmp/units"):
+        assert isinstance(judged(elsewhere), PutBack), elsewhere
+
+
 def test_a_cargo_toml_the_text_cannot_be_kept_of_is_put_back_whole():
     agent = CARGO + 'profile.release.lto = true\n'  # a dotted key at the end of [profile.dev]: not where a table starts
     judged = after("rust", "Cargo.toml", CARGO, agent)

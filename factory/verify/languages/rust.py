@@ -10,8 +10,8 @@ Judged after the apply: in Cargo.toml the target tables (`[lib]`, `[[test]]`, `[
 `[[bench]]`, `[[example]]`: `harness = false`, `test = true` make a `main` of the agent's the
 runner), `[profile.*]` (debug assertions, overflow checks, panic strategy), `[patch.*]`,
 `[replace]`, `package.build` and the target auto-discovery switches, and any dependency that the
-patch points at a path, a git repo, another registry or another package, are put back at their
-start state; the rest of the agent's text is kept (`tomltext.py`), so a version bump or a new
+patch points at a path (but a crate of the repo's start state), a git repo, another registry or
+another package, are put back at their start state; the rest of the agent's text is kept (`tomltext.py`), so a version bump or a new
 feature resolves. Cargo.lock entries that leave the registry put the lockfile back (`lockfiles.py`).
 Dropped too: changes inside a vendored crate (a folder holding `.cargo-checksum.json`), which is
 what the tests import and, for a proc macro or a build script, what compiling runs.
@@ -93,7 +93,8 @@ class RustRules(Rules):
             old, new = tomllib.loads(old_text), tomllib.loads(new_text)
         except tomllib.TOMLDecodeError:
             return PutBack(before, f"{path}: does not parse as TOML (the whole file put back)")
-        keys = sorted(k for k in _judged(old) | _judged(new) if tomltext.get(old, k) != tomltext.get(new, k))
+        keys = sorted(k for k in _judged(old) | _judged(new) if tomltext.get(old, k) != tomltext.get(new, k)
+                      and not _a_crate_of_the_repo(tomltext.get(new, k), parent_of(path), facts.files))
         if not keys:
             return None
         named = ", ".join(".".join(k) for k in keys)
@@ -115,6 +116,19 @@ def _judged(doc: dict) -> set[Key]:
         if isinstance(entries, dict):
             keys |= {(*table, name) for name, spec in entries.items() if isinstance(spec, dict) and SOURCE_KEYS & spec.keys()}
     return keys
+
+
+def _a_crate_of_the_repo(spec: object, folder: str, files: frozenset[str]) -> bool:
+    """Whether a dependency the patch wrote takes a crate of the repo's start state by its path
+    (`units = { path = "../units" }` in a new workspace member): code the patch may change anyway,
+    and no stand-in for what the tests import, since cargo refuses a crate whose package name is
+    not the dependency's (and `package` renames stay judged). A path to a folder the patch made, or
+    to a vendored crate, is still put back."""
+    if not isinstance(spec, dict) or SOURCE_KEYS & spec.keys() != {"path"} or not isinstance(spec["path"], str):
+        return False
+    crate = posixpath.normpath(posixpath.join(folder or ".", spec["path"]))
+    manifest = posixpath.join(crate, "Cargo.toml").removeprefix("./")
+    return not crate.startswith("..") and manifest in files and not _vendored(manifest, files)
 
 
 def _vendored(path: str, files: frozenset[str]) -> bool:
