@@ -68,10 +68,13 @@ browser:
 registry:
 	@bash scripts/ensure-debian.sh registry /usr/bin/docker-registry docker-registry
 
-# Podman's tests skip, each saying why, where the kernel refuses rootless Podman: its failure here is not the suite's
+# Podman's tests skip, each saying why, where the kernel refuses rootless Podman: its failure here is not the suite's.
+# The suite runs in TEST_WORKERS processes, each taking a whole test file at a time (module fixtures
+# build images once); most of a test waits on the engine and its containers, so two share 2 cores well.
+TEST_WORKERS ?= 2
 test: setup llamafactory docker images lang-images demo-images browser registry
 	-@$(MAKE) --no-print-directory podman podman-images
-	$(BIN)/pytest -q -ra
+	$(BIN)/pytest -q -ra -n $(TEST_WORKERS) --dist loadfile
 
 lint: setup
 	$(BIN)/ruff check factory tests bench
