@@ -1,4 +1,5 @@
-"""Copies of JUnit 4 and 5 tests (`@Test` methods), for `java` tasks.
+"""Copies of JUnit 4 and 5 tests (`@Test` methods, and JUnit 5 `@ParameterizedTest` methods
+whose rows are a `@CsvSource`), for `java` tasks.
 
 A copy is the whole method, annotations included, beside its original in the same class
 (nested classes too), named in lowerCamelCase from the words of the file's test names. It
@@ -11,11 +12,21 @@ changes one expected value:
                                        would no longer compile); only in a test with no
                                        literal site (a reader tells a JDK name from X)
 
+A `@CsvSource` row is a test of its own to JUnit, `pkg.C.method(String, long)[3]` (the
+parameters' simple type names, the row counted from 1). Its site is the row's cell of the
+parameter given as the expected side of an `assertEquals` the body surely reaches, when that
+parameter is used nowhere else in the body (an input too, its change would change what is
+compared): a plain decimal number (its sign kept) for an int, long, float or double, a plain
+word for a String. A twin changes that cell in that row only, so it fails that row alone; its
+other rows pass and answer to nothing. A method with another source beside it, a setting of the
+annotation (delimiter, quotes, a text block) or a parameter with an annotation of its own is
+neither copied nor renamed: its ids are not surely the ones JUnit reports.
+
 Ids are as the JUnit XML reader gives them: `pkg.Outer$Inner.method()`, also written with
 `.` for `$`, `#` for the last `.`, without `()`, or the bare method.
 
 Never copied: a test whose outcome can follow its name (`TestInfo`, a `TestName` rule, a
-stack walk, approval files), parameterized/repeated/factory tests (not `@Test`), a method
+stack walk, approval files), other parameterized, repeated and factory tests, a method
 with a `@DisplayName`, a method another calls (a rename would not compile), tests of a file
 that orders its tests or keeps one instance per class (a copy run between them could change
 what its neighbours see), and a `@Test(expected = ...)` test's body (the statements after the
@@ -189,6 +200,9 @@ def _rows_unit(path: str, method: tree_sitter.Node, classes: list[str]) -> Unit:
                 name_start=name.start_byte, name_end=name.end_byte, forms=forms)
     if rows is None:
         unit.why_not = "parameters"  # a source or a parameter this writer does not read: its ids are unsure
+        return unit
+    if any(_annotation_name(a).endswith("DisplayName") for a in _annotations(method)):
+        unit.why_not = "display name"  # as a @Test's
         return unit
     column = _compared_column(method.child_by_field_name("body"), params)
     annotation = _sources(method)[0]
