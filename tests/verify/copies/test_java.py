@@ -403,3 +403,14 @@ def test_heldout_java_csv_rows_at_the_gold_patch_pass_every_original_and_fail_ev
     failed = [c.id for c in run.results.cases if c.status is TestStatus.failed]
     assert len(failed) == len(run.copies.copies), failed  # the twins' other rows pass
     assert run.results.exit_code == 1
+
+
+def test_a_cell_junit_would_read_otherwise_is_no_site_and_a_number_twin_stays_a_plain_decimal():
+    cells = ROWS.replace('@CsvSource({"2, 4", "3, 9"})\n    void squares(int n, int square) {\n        assertEquals(Calc.square(n), square);',
+                         '@CsvSource({"2, 0x4", "3, 09", "4, 0.25", "5, 1_0", "6, 12"})\n    void squares(int n, int square) {\n'
+                         '        assertEquals(square, Calc.square(n));')
+    (unit,) = [u for u in WRITER.read({ROWS_PATH: cells}, []).units if u.name == "squares"]
+    # hex, octal (Integer.decode), a fraction for an int and underscores are no site; only row [5]'s 12 is
+    assert [(cells.encode()[s.start:s.end].decode(), s.failing[0]) for s in unit.sites] == [("12", "calc.RowsTest.squares(int, int)[5]")]
+    for seed in range(20):
+        assert all(re.fullmatch(r"[1-9][0-9]*|0", t) for t in unit.sites[0].twins(3, random.Random(seed)))

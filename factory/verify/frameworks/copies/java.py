@@ -316,14 +316,16 @@ def _cell_twins(cell: str, kind: str):
             return None
         return lambda count, rng: [t[1:-1] for t in twin_quoted(f'"{cell}"', 1, len(cell) + 1, count, rng)
                                    if re.fullmatch(r"[^\s,'\"\\#](?:[^,'\"\\]*[^\s,'\"\\])?", t[1:-1])]
-    digits = cell
     pattern = _CELL_NUMBERS.get(kind)
-    if pattern is None or not re.fullmatch(pattern, digits) or (len(digits) > 1 and digits[0] == "0" and "." not in digits):
+    if pattern is None or not _plain_number(cell, pattern):
         return None
     single = kind in ("float", "Float")
-    return lambda count, rng: [t for t in _java_numbers(digits, count, rng) if re.fullmatch(pattern, t)
-                               and (len(t) == 1 or t[0] != "0" or "." in t)
-                               and (not single or differs(digits + "f", t + "f"))]
+    return lambda count, rng: [t for t in _java_numbers(cell, count, rng) if _plain_number(t, pattern)
+                               and (not single or differs(cell + "f", t + "f"))]
+
+
+def _plain_number(text: str, pattern: str) -> bool:
+    return bool(re.fullmatch(pattern, text)) and (len(text) == 1 or text[0] != "0" or "." in text)
 
 
 def ends_at_throw(method: tree_sitter.Node) -> bool:
