@@ -97,6 +97,16 @@ def test_junit4_a_test_of_another_id_and_a_file_with_its_own_assertions_are_left
         == ["equals", "equals", "is"]  # the unqualified assertEquals is the file's own
 
 
+def test_a_parameterized_row_gets_no_blind_check():
+    # the body runs once per row: a check sending a value per row would fail every passing row
+    rows = CHECKS.replace("    @Test\n    void taken() {",
+                          '    @org.junit.jupiter.params.ParameterizedTest\n    @org.junit.jupiter.params.provider.CsvSource({"1", "2"})\n'
+                          "    void taken(int n) {")
+    assert "ParameterizedTest" in rows
+    assert not javablind.plan({"T.java": rows}, ["calc.CheckTest.taken(int)[2]"], random.Random(1)).checks
+    assert javablind.plan({"T.java": CHECKS}, ["calc.CheckTest.taken()"], random.Random(1)).checks
+
+
 def literal_of(text: str) -> JavaValue | None:
     root = parse("java", f"class A {{ Object x = {text}; }}")
     declarator = next(n for n in walk(root) if n.type == "variable_declarator")

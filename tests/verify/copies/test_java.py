@@ -276,7 +276,101 @@ def test_the_needle_is_the_method_name_whatever_the_id_form():
     for test_id in ("calc.CalcTest.addsTwoNumbers()", "calc.CalcTest#addsTwoNumbers", "calc.CalcTest$Inner.addsTwoNumbers",
                     "addsTwoNumbers"):
         assert WRITER.needle(test_id) == "addsTwoNumbers"
-    assert WRITER.needle("calc.CalcTest.many(int)[1]") is None
+    assert WRITER.needle("calc.CalcTest.many(String, long)[1]") == "many"  # a @ParameterizedTest row
+
+
+ROWS = """\
+package calc;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class RowsTest {
+    @ParameterizedTest
+    @CsvSource({
+        "12.50 EUR, 1250, EUR",
+        "-0.05 USD, -5, USD",
+        "3 JPY, 3, JPY",
+    })
+    void parsesMinorUnits(String text, long minor, String code) {
+        assertEquals(minor, Money.parse(text).minor());
+        assertEquals(code, Money.parse(text).currency().name());
+    }
+
+    @ParameterizedTest
+    @CsvSource({"2, 4", "3, 9"})
+    void squares(int n, int square) {
+        assertEquals(Calc.square(n), square);
+    }
+
+    @ParameterizedTest
+    @CsvSource({"2, 4", "3, 9"})
+    void doubles(int n, int twice) {
+        assertEquals(twice, Calc.twice(n, twice));
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2})
+    @CsvSource({"2, 4"})
+    void twoSources(int n, int square) {
+        assertEquals(square, Calc.square(n));
+    }
+}
+"""
+ROWS_PATH = "src/test/java/calc/RowsTest.java"
+
+
+def test_a_csv_row_is_copied_with_its_expected_cell_changed_and_its_twins_answer_to_that_row_alone():
+    row = "calc.RowsTest.parsesMinorUnits(String, long, String)[2]"
+    others = ["calc.RowsTest.parsesMinorUnits(String, long, String)[1]", "calc.RowsTest#parsesMinorUnits(String, long, String)[3]"]
+    for seed in range(8):
+        copies = plan({ROWS_PATH: ROWS}, [row], others, seed=seed)
+        text = copies.files[ROWS_PATH]
+        assert len(copies.copies) == 3 and set(copies.copies.values()) == {row}, seed
+        # every copy is the twin's row [2] under JUnit's name, in the id form the original was given in
+        assert all(re.fullmatch(r"calc\.RowsTest\.[a-z]\w*\(String, long, String\)\[2\]", c) for c in copies.copies)
+        # the original and its other rows move together to one new name, each row keeping its number and form
+        new = copies.renamed[row].split("(")[0].rsplit(".", 1)[1]
+        assert copies.renamed == {row: f"calc.RowsTest.{new}(String, long, String)[2]",
+                                  others[0]: f"calc.RowsTest.{new}(String, long, String)[1]",
+                                  others[1]: f"calc.RowsTest#{new}(String, long, String)[3]"}
+        blocks = re.findall(r"    @ParameterizedTest\n    @CsvSource\(\{\n(.*?)    \}\)\n    void (\w+)\(String", text, re.S)
+        by_name = {name: rows.splitlines() for rows, name in blocks}
+        assert by_name[new] == ROWS.split("@CsvSource({\n")[1].split("    })")[0].splitlines()
+        for copy in copies.copies:
+            rows = by_name[copy.split("(")[0].rsplit(".", 1)[1]]
+            changed = [(a, b) for a, b in zip(by_name[new], rows, strict=True) if a != b]
+            # only row [2]'s compared number, its sign and the other cells as they were
+            assert len(changed) == 1 and changed[0][0] == '        "-0.05 USD, -5, USD",', (seed, changed)
+            assert re.fullmatch(r'        "-0\.05 USD, -(\d+), USD",', changed[0][1])
+            assert re.fullmatch(r'        "-0\.05 USD, -(\d+), USD",', changed[0][1])[1] != "5"
+        assert parse("java", text) is not None
+
+
+def test_a_string_cell_compared_as_expected_is_a_site_too():
+    row = "calc.RowsTest.parsesMinorUnits(String, long, String)[1]"
+    sites = {ROWS.encode()[s.start:s.end].decode() for u in WRITER.read({ROWS_PATH: ROWS}, []).units
+             if u.name == "parsesMinorUnits" for s in u.sites if row in s.failing}
+    assert sites == {"1250"}  # the first check's column: the body reaches it surely; `code` is after it
+
+
+def test_rows_not_failing_and_columns_not_compared_as_expected_are_no_site():
+    units = {u.name: u for u in WRITER.read({ROWS_PATH: ROWS}, []).units}
+    # squares: the cell is the second (actual) argument; doubles: the expected cell is an input too;
+    # twoSources: a second source shifts JUnit's numbering, so its ids are not mapped at all
+    assert units["squares"].sites == [] and units["doubles"].sites == []
+    assert units["twoSources"].why_not and units["twoSources"].forms("x") == []
+    for name, row in (("squares", "[1]"), ("doubles", "[2]")):
+        test_id = f"calc.RowsTest.{name}(int, int){row}"
+        copies = plan({ROWS_PATH: ROWS}, [test_id])
+        assert copies.copies == {} and copies.uncopied == [test_id] and test_id in copies.renamed
+    # a row named by no FAIL_TO_PASS id is never the row changed
+    copies = plan({ROWS_PATH: ROWS}, ["calc.RowsTest.parsesMinorUnits(String, long, String)[1]"])
+    assert all(c.endswith("[1]") for c in copies.copies)
+    assert '"-0.05 USD, -5, USD"' in copies.files[ROWS_PATH] and copies.files[ROWS_PATH].count('"-0.05 USD, -5, USD"') == 4
 
 
 @pytest.mark.docker
@@ -290,3 +384,33 @@ def test_demo_java_at_the_gold_patch_passes_every_original_and_fails_every_copy(
     for copy_id in run.copies.copies:
         assert run.status(copy_id) == TestStatus.failed, copy_id
     assert run.results.exit_code == (1 if run.copies.copies else 0)
+
+
+HELDOUT = Path(__file__).parents[2] / "fixtures/lang-heldout/java"
+
+
+@pytest.mark.docker
+def test_heldout_java_csv_rows_at_the_gold_patch_pass_every_original_and_fail_every_copy(tmp_path):
+    """The held-back task whose FAIL_TO_PASS tests are @CsvSource rows: the twins' changed row fails
+    under JUnit, every other row of theirs and every original passes."""
+    task = load_taskset(str(HELDOUT), skip_invalid=False).tasks[0]
+    run = run_with_copies(task, HELDOUT, WRITER, tmp_path, seed=len(task.instance_id))
+    assert len(run.copies.copies) == 3 and all(c.endswith(("[3]", "[4]")) for c in run.copies.copies)
+    for test_id in (*task.FAIL_TO_PASS, *task.PASS_TO_PASS):
+        assert run.status(run.copies.renamed.get(test_id, test_id)) == TestStatus.passed, test_id
+    for copy_id in run.copies.copies:
+        assert run.status(copy_id) == TestStatus.failed, copy_id
+    failed = [c.id for c in run.results.cases if c.status is TestStatus.failed]
+    assert len(failed) == len(run.copies.copies), failed  # the twins' other rows pass
+    assert run.results.exit_code == 1
+
+
+def test_a_cell_junit_would_read_otherwise_is_no_site_and_a_number_twin_stays_a_plain_decimal():
+    cells = ROWS.replace('@CsvSource({"2, 4", "3, 9"})\n    void squares(int n, int square) {\n        assertEquals(Calc.square(n), square);',
+                         '@CsvSource({"2, 0x4", "3, 09", "4, 0.25", "5, 1_0", "6, 12"})\n    void squares(int n, int square) {\n'
+                         '        assertEquals(square, Calc.square(n));')
+    (unit,) = [u for u in WRITER.read({ROWS_PATH: cells}, []).units if u.name == "squares"]
+    # hex, octal (Integer.decode), a fraction for an int and underscores are no site; only row [5]'s 12 is
+    assert [(cells.encode()[s.start:s.end].decode(), s.failing[0]) for s in unit.sites] == [("12", "calc.RowsTest.squares(int, int)[5]")]
+    for seed in range(20):
+        assert all(re.fullmatch(r"[1-9][0-9]*|0", t) for t in unit.sites[0].twins(3, random.Random(seed)))

@@ -62,6 +62,9 @@ class Site:
     exact: bool = True
     """Compared for equality. False where the value is matched as a substring of the actual one
     (a `toThrow` or `should_panic` message): another string of the file could be a part of it."""
+    data: tuple[int, int] | None = None
+    """Bytes of the test's own data the value is written among (a `@CsvSource`'s rows), not read as
+    a message that repeats it: another row's input holding the same number tells nothing."""
 
 
 @dataclass(eq=False)
@@ -316,7 +319,8 @@ def _told(data: bytes, site: Site, quoted: list[str], unit: Unit) -> bool:
     if not re.fullmatch(r"[0-9][0-9a-zA-Z_.]*", literal):  # a string: written twice on its line
         return line.count(literal) > 1
     token = re.compile(rf"(?<![\w.]){re.escape(literal)}(?![\w.])")
-    inside = data[unit.start:unit.end].decode()
+    start, end = site.data or (unit.start, unit.start)
+    inside = (data[unit.start:start] + data[end:unit.end]).decode()
     return len(token.findall(line)) > 1 or any(token.search(q) for q in quoted if q in inside)
 
 
