@@ -51,6 +51,10 @@ class CopyWriter(Protocol):
 
     globs: tuple[str, ...]
     """Globs of the language's test files, as git matches them (`**/*_test.go`; `:(glob)` is added)."""
+    declares: str | None
+    """An extended regex (`grep -E`) of the files of `globs` read too, after the tests' own, for the
+    declarations a site needs (Rust: a test's expected enum variant and its enum's other variants);
+    None: none."""
 
     def needle(self, test_id: str) -> str | None:
         """A fixed string the file that defines `test_id` contains (`grep -F`), e.g.

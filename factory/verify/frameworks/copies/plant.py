@@ -62,6 +62,8 @@ def _print_test_files(writer: CopyWriter, task: Task, scratch: str, git: str = "
         find = f"xargs -0 -r grep -lZF {' '.join('-e ' + shlex.quote(n) for n in dict.fromkeys(needles))} -- " \
                f"< {all_files} > {hits}"
     folder = 'd=${f%/*}; [ "$d" = "$f" ] && d=.'
+    # then the files declaring what a site needs, wherever they are (capped with the rest)
+    declared = f"xargs -0 -r grep -lZE -e {shlex.quote(writer.declares)} -- < {all_files} || :; " if writer.declares else ""
     return "\n".join([
         f"mkdir -p {scratch} && chmod 700 {scratch}",
         f"{git} ls-files -z --cached --others --exclude-standard -- {specs} > {all_files} 2>/dev/null || : > {all_files}",
@@ -70,7 +72,7 @@ def _print_test_files(writer: CopyWriter, task: Task, scratch: str, git: str = "
         # names a copy must not take
         f"while IFS= read -r -d '' f; do {folder}; printf '%s\\n' \"$d\"; done < {hits} | sort -u > {hits}.dirs",
         f"{{ cat {hits}; while IFS= read -r -d '' f; do {folder}; "
-        f"if grep -qxF -- \"$d\" {hits}.dirs; then printf '%s\\0' \"$f\"; fi; done < {all_files}; }} "
+        f"if grep -qxF -- \"$d\" {hits}.dirs; then printf '%s\\0' \"$f\"; fi; done < {all_files}; {declared}}} "
         f"| while IFS= read -r -d '' f; do [ \"$(stat -c %s -- \"$f\" 2>/dev/null || echo 0)\" -le {MAX_BYTES} ] "
         f"&& printf '%s\\0' \"$f\"; done | head -z -n {MAX_FILES * 2} > {listing}",
         print_files([listing], "copy-listing"),

@@ -6,7 +6,12 @@ A site is a literal of an `assert_eq!` argument made of nothing but literals (`3
 the fn's top level that runs whenever the fn does (no `return` before it): the comparison is then
 std's own `PartialEq` of literal types, which a changed literal fails under any correct fix.
 A type of the crate's could have an equality that ignores a field, so a literal inside a struct,
-enum variant or call is never a site. `assert_ne!` is none either: a changed literal may still
+enum variant or call is never a site. Its variants it surely tells apart, though: a path to a
+variant of an enum of the repo (`Kind::Plus`, `&crate::lex::Kind::Plus`, `Error::Eof { line: 2 }`)
+that is a whole argument of `assert_eq!` or a whole side of `assert!(a == b)`, the other side not
+a constant, is a site whose twins name other variants of that enum of the same shape (unit, the
+same fields, the same tuple types), so every twin compiles; the enum must be declared exactly once
+among the files read (`declares` brings the files that declare one) and not be std's. `assert_ne!` is none either: a changed literal may still
 differ. A `#[should_panic(expected = "msg")]` test has its message as its only site (libtest
 checks that the panic message contains it).
 
@@ -18,7 +23,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import PurePosixPath
 
 import tree_sitter
@@ -49,6 +54,7 @@ _PARAMETERIZED = re.compile(r"rstest|test_case|\bcase\b|\bvalues\b|template|prop
 
 class RustWriter(Writer):
     globs = (":(glob)**/*.rs",)
+    declares = r"(^|[^[:alnum:]_])enum[[:space:]]+[[:alpha:]_]"
 
     def needle(self, test_id: str) -> str | None:
         name = test_id.removesuffix(_PANICS).rsplit("::", 1)[-1]
@@ -56,13 +62,18 @@ class RustWriter(Writer):
 
     def read(self, files: dict[str, str], ids: list[str]) -> Reading:
         reading = Reading(units=[], grammar={}, taken=set(), make="_".join)
-        for path, text in files.items():
+        roots = {path: root for path, text in files.items() if path.endswith(".rs") and (root := parse("rust", text))}
+        enums = _enums(roots.values())
+        for path, root in roots.items():
             module = _module(path)
-            if not path.endswith(".rs") or (root := parse("rust", text)) is None:
-                continue
             reading.grammar[path] = "rust"
             reading.taken.update(source(n) for n in walk(root) if n.type == "identifier")
-            reading.units += [_unit(path, f, attrs, full) for f, attrs, full in (_tests(root, module) if module is not None else [])]
+            # a name the file takes from std is std's there, whatever the repo declares
+            std = {w for use in re.findall(r"\buse\s+(?:::)?(?:std|core|alloc)::[^;]*;", files[path])
+                   for w in re.findall(r"\w+", use)}
+            known = {name: variants for name, variants in enums.items() if name not in std}
+            reading.units += [_unit(path, f, attrs, full, known)
+                              for f, attrs, full in (_tests(root, module) if module is not None else [])]
         return reading
 
 
@@ -103,7 +114,7 @@ def _attribute(item: tree_sitter.Node) -> tuple[str, tree_sitter.Node | None]:
     return source(attribute.named_children[0]), attribute.child_by_field_name("arguments")
 
 
-def _unit(path: str, func: tree_sitter.Node, attrs: list[tree_sitter.Node], full: str) -> Unit:
+def _unit(path: str, func: tree_sitter.Node, attrs: list[tree_sitter.Node], full: str, enums: _Enums) -> Unit:
     name_node = func.child_by_field_name("name")
     prefix = full[:len(full) - len(source(name_node))]
     unit = Unit(path=path, start=attrs[0].start_byte, end=func.end_byte, name=source(name_node),
@@ -128,7 +139,85 @@ def _unit(path: str, func: tree_sitter.Node, attrs: list[tree_sitter.Node], full
             if sum(x is not None for x in literal) == 1:
                 found = next(x for x in literal if x is not None)
                 unit.sites += [Site(n.start_byte, n.end_byte, _twins(n)) for n in found]
+            unit.sites += _variant_site(args[:2], enums)
+        elif call.type == "macro_invocation" and _macro(call) == "assert" and (args := _args(call)):
+            sides = _sides(args[0])
+            unit.sites += _variant_site(sides, enums) if sides else []
     return unit
+
+
+_Enums = dict[str, list[tuple[str, str]]]
+"""An enum's name -> its variants, (name, shape), for the enums declared once."""
+
+
+def _enums(roots: Iterable[tree_sitter.Node]) -> _Enums:
+    """The repo's enums, each with its variants' shapes (`unit`, its fields or its tuple types, as
+    written); a name that more than one type is declared under is left out (which one a test
+    means is not known), and a variant under `#[cfg]` gets a shape of its own (it may not be built)."""
+    declared: dict[str, list[tree_sitter.Node]] = {}
+    for root in roots:
+        for node in walk(root):
+            if node.type in ("enum_item", "struct_item", "union_item", "type_item", "trait_item"):
+                declared.setdefault(source(node.child_by_field_name("name")), []).append(node)
+    enums: _Enums = {}
+    for name, nodes in declared.items():
+        if len(nodes) != 1 or nodes[0].type != "enum_item" or (body := nodes[0].child_by_field_name("body")) is None:
+            continue
+        variants: list[tuple[str, str]] = []
+        cfg = False
+        for child in body.named_children:
+            if child.type == "attribute_item":
+                cfg = cfg or _attribute(child)[0].startswith("cfg")
+            elif child.type == "enum_variant":
+                fields = child.child_by_field_name("body")
+                shape = "unit" if fields is None else " ".join(sorted(
+                    "".join(source(f).split()) for f in fields.named_children if f.type != "line_comment"))
+                if fields is not None and fields.type == "ordered_field_declaration_list":
+                    shape = "(" + "".join(source(fields).split())
+                variant = source(child.child_by_field_name("name"))
+                variants.append((variant, f"cfg {variant}" if cfg else shape))
+                cfg = False
+        enums[name] = variants
+    return enums
+
+
+def _sides(tokens: list[tree_sitter.Node]) -> list[list[tree_sitter.Node]] | None:
+    """`a == b` -> [a, b]; None for anything else at the top level (`||`, `&&`, a second `==`, which
+    would leave the comparison's outcome to something else)."""
+    at = [i for i, t in enumerate(tokens) if t.type in ("==", "!=", "&&", "||", "<", ">", "<=", ">=", "=", ";")]
+    if len(at) != 1 or tokens[at[0]].type != "==":
+        return None
+    return [tokens[:at[0]], tokens[at[0] + 1:]]
+
+
+def _variant_site(sides: list[list[tree_sitter.Node]], enums: _Enums) -> list[Site]:
+    """The site of two compared sides where one is a variant of an enum in `enums` and the other
+    is neither such a one nor literals only (two constants compare alike in a twin)."""
+    if len(sides) != 2:
+        return []
+    found = [_variant(side, enums) for side in sides]
+    constant = [f is not None or _literals(side) is not None for f, side in zip(found, sides, strict=True)]
+    if sum(constant) != 1 or (variant := next((f for f in found if f is not None), None)) is None:
+        return []
+    node, others = variant
+    return [Site(node.start_byte, node.end_byte, lambda count, rng: rng.sample(others, min(count, len(others))))]
+
+
+def _variant(tokens: list[tree_sitter.Node], enums: _Enums) -> tuple[tree_sitter.Node, list[str]] | None:
+    """`[&]path::Enum::Variant[ {..} | (..)]` -> (the variant's name, the enum's other variants of its
+    shape), where `Enum` is in `enums`, the variant is one of it and some other shares its shape."""
+    while tokens and tokens[0].type == "&":
+        tokens = tokens[1:]
+    if tokens and tokens[-1].type == "token_tree":
+        tokens = tokens[:-1]
+    path = [source(t) for t in tokens]
+    if (len(path) < 3 or len(path) % 2 == 0 or any(p != "::" for p in path[1::2]) or path[0] in ("std", "core", "alloc")
+            or not all(t.type in ("identifier", "crate", "super", "self") for t in tokens[::2])):
+        return None
+    variants = dict(enums.get(path[-3], []))
+    shape = variants.get(path[-1])
+    others = [name for name, other in variants.items() if other == shape and name != path[-1]]
+    return (tokens[-1], others) if shape is not None and others else None
 
 
 def _reached(block: tree_sitter.Node) -> Iterator[tree_sitter.Node]:

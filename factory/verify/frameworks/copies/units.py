@@ -112,6 +112,8 @@ class Reading:
 class Writer:
     """A writer's `plan` and `hide`, the same for every language once its `read` finds the tests."""
 
+    declares: str | None = None
+
     def read(self, files: dict[str, str], ids: list[str]) -> Reading:
         raise NotImplementedError
 
