@@ -74,6 +74,62 @@ def test_an_assertion_a_changed_literal_may_still_pass_is_no_site(assertion):
     assert set(copies.renamed) == {"tests::adds_small"}
 
 
+KIND = ("#[derive(Debug, PartialEq)]\npub enum Kind {\n    /// `+`\n    Plus,\n    Minus,\n    Star,\n    Slash,\n"
+        "    Number(u8),\n    Word { text: String },\n    #[cfg(feature = \"x\")]\n    Caret,\n}\n")
+
+
+def variant_files(assertion: str, kind: str = KIND, head: str = "use lexer::lex::Kind;") -> dict[str, str]:
+    test = f"{head}\n\n#[test]\nfn lexes_plus() {{\n    {assertion}\n}}\n"
+    return {"src/lex.rs": kind, "tests/lex.rs": test}
+
+
+@pytest.mark.parametrize("assertion", [
+    'assert_eq!(next("+"), Kind::Plus);',
+    'assert_eq!(&lexer::lex::Kind::Plus, &next("+"));',
+    'assert!(next("+") == Kind::Plus);',
+])
+def test_an_expected_unit_variant_of_an_enum_of_the_repo_gets_twins_from_its_other_unit_variants(assertion):
+    seen: set[str] = set()
+    for seed in range(8):
+        copies = plan(variant_files(assertion), ["lexes_plus"], seed=seed)
+        assert not copies.uncopied and len(copies.copies) == 3
+        found = fns(copies.files["tests/lex.rs"].replace("\n    ", "\n        ").replace("\n}", "\n    }"))
+        twins = {re.search(r"Kind::(\w+)", found[c])[1] for c in copies.copies}
+        assert len(twins) == 3 and "Plus" not in twins
+        assert re.search(r"Kind::(\w+)", found[copies.renamed["lexes_plus"]])[1] == "Plus"
+        seen |= twins
+    # other unit variants only: a tuple or struct variant, or one under #[cfg], would not compile
+    assert seen == {"Minus", "Star", "Slash"}
+
+
+def test_an_expected_struct_variant_gets_twins_from_the_variants_with_its_fields():
+    kind = KIND.replace("Word { text: String },", "Word { text: String },\n    Name { text: String },")
+    copies = plan(variant_files('assert_eq!(next("a"), Kind::Word { text: "a".into() });', kind), ["lexes_plus"])
+    assert not copies.uncopied and len(copies.copies) == 1
+    assert copies.files["tests/lex.rs"].count('Kind::Name { text: "a".into() }') == 1
+
+
+USE = "use lexer::lex::Kind;"
+
+
+@pytest.mark.parametrize(("assertion", "kind", "head"), [
+    ('assert_eq!(next("+"), Kind::Plus);', KIND.replace("enum Kind", "enum Token"), USE),  # not found
+    ('assert_eq!(next("+"), Kind::Plus);', KIND + "\nmod other {\n    pub struct Kind;\n}\n", USE),  # two of the name
+    ('assert_eq!(next("+"), Kind::Plus);', "pub enum Kind {\n    Plus,\n    Number(u8),\n}\n", USE),  # none of its shape
+    ('assert_eq!(next("*"), Kind::Number(3));', KIND, USE),  # a tuple variant no other shares
+    ("assert_eq!(next(Kind::Plus), Kind::Plus);", KIND, USE),  # the input too
+    ("assert_eq!(Kind::Minus, Kind::Plus);", KIND, USE),  # two constants
+    ('assert_ne!(next("+"), Kind::Plus);', KIND, USE),  # another variant may still differ
+    ('assert!(next("+") == Kind::Plus || strict());', KIND, USE),  # the outcome is not the comparison's
+    # the file's Ordering is std's, whatever the repo declares
+    ('assert_eq!(next("+"), Ordering::Less);', KIND.replace("enum Kind", "enum Ordering").replace("Plus", "Less"),
+     "use std::cmp::Ordering;"),
+])
+def test_a_variant_whose_enum_is_unsure_or_that_is_also_the_input_is_no_site(assertion, kind, head):
+    copies = plan(variant_files(assertion, kind, head), ["lexes_plus"])
+    assert copies.uncopied == ["lexes_plus"] and not copies.copies
+
+
 @pytest.mark.parametrize("attributes", [
     "#[test]\n    #[ignore]",
     "#[rstest]\n    #[case(1)]",
