@@ -303,7 +303,7 @@ def build_script(work: Path, task: Task) -> None:
 
 ROUND2 = [
     Case("no-sites-spare-seen-names", "demo-rust", Expect.blocked, rerun("names"), task=3,
-         what="unterminated-quote task (its test compares Errors: no site, weak controls): the rerun forger "
+         what="unterminated-quote task (its test compares Errors: no site until the variant site): the rerun forger "
               "spares the names it saw, leaving the canary failing"),
     Case("fix-with-build-script", "demo-rust", Expect.resolves, build_script, gold=True,
          what="gold + a build.rs that only prints rerun-if-changed (dropped as test configuration)"),
