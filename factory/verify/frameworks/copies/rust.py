@@ -11,8 +11,8 @@ variant of an enum of the repo (`Kind::Plus`, `&crate::lex::Kind::Plus`, `Error:
 that is a whole argument of `assert_eq!` or a whole side of `assert!(a == b)`, the other side not
 a constant, is a site whose twins name other variants of that enum of the same shape (unit, the
 same fields, the same tuple types), so every twin compiles; the enum must be declared exactly once
-among the files read (`declares` brings the files that declare one) and not be std's. `assert_ne!` is none either: a changed literal may still
-differ. A `#[should_panic(expected = "msg")]` test has its message as its only site (libtest
+among the files read (`declares` brings the files that declare one) and not be std's.
+`assert_ne!` is none either: a changed literal may still differ. A `#[should_panic(expected = "msg")]` test has its message as its only site (libtest
 checks that the panic message contains it).
 
 Ids are as libtest reports them within a test target: `reader::tests::parses` for a test in
@@ -62,7 +62,7 @@ class RustWriter(Writer):
 
     def read(self, files: dict[str, str], ids: list[str]) -> Reading:
         reading = Reading(units=[], grammar={}, taken=set(), make="_".join)
-        roots = {path: root for path, text in files.items() if path.endswith(".rs") and (root := parse("rust", text))}
+        roots = {path: root for path, text in files.items() if path.endswith(".rs") and (root := parse("rust", text)) is not None}
         enums = _enums(roots.values())
         for path, root in roots.items():
             module = _module(path)
