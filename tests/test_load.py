@@ -126,8 +126,10 @@ def test_30_attempts_at_16_in_flight_beside_another_factory_and_a_clean_lose_not
     assert len(rows) == 6 and not (taskset / "repos").exists()
     # unique ids: a run reaps containers of its own id, and other sessions may share the engine
     main_id, side_id = f"load-main-{uuid.uuid4().hex[:8]}", f"load-side-{uuid.uuid4().hex[:8]}"
-    main = write_pipeline(tmp_path / "main", taskset, scripted_solver(0.05), limit=6, attempts=5, in_flight=16)
-    side = write_pipeline(tmp_path / "side", taskset, scripted_solver(0.3), limit=3, attempts=3, in_flight=3)
+    # turns slow enough that both runs are still at work when `factory clean` runs, on a loaded
+    # machine too (the suite's other worker, other sessions): a fast main run finished first in CI
+    main = write_pipeline(tmp_path / "main", taskset, scripted_solver(0.2), limit=6, attempts=5, in_flight=16)
+    side = write_pipeline(tmp_path / "side", taskset, scripted_solver(1.0), limit=3, attempts=3, in_flight=3)
     main_store = RunStore(tmp_path / "main/runs" / main_id)
     side_store = RunStore(tmp_path / "side/runs" / side_id)
 
