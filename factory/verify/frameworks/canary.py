@@ -14,8 +14,8 @@ Each language's planter is root shell run in the repo before the tests: it finds
 the repo's, writes the canary beside it in that file's package and style, and writes the name
 the task's reader reports it under to `$CANARY` (nothing when the repo has no test file to stand
 beside: the verdict then says there was no canary). Go plants one per package, a line each, with
-the package after a tab: a package whose tests ran must report its own canary failed. `$CAMEL`, `$SNAKE`, `$SNAKE2` and `$TITLE`
-are the drawn name's forms; `canary_names` draws them.
+the package after a tab: a package whose tests ran must report its own canary failed. `$CAMEL`,
+`$SNAKE`, `$SNAKE2` and `$TITLE` are the drawn name's forms; `canary_names` draws them.
 """
 
 from __future__ import annotations
@@ -55,18 +55,15 @@ CANARIES.add("go", r"""
 mod=$(sed -n 's/^module[[:space:]]*//p' go.mod 2>/dev/null | tr -d '"' | head -n 1)
 find . -name '*_test.go' -not -path './vendor/*' -not -path '*/testdata/*' | sort | while read -r g; do
   d=$(dirname "$g")
-  grep -qs "^$d\$" "$CANARY.dirs" && continue
   # a file that imports testing and names no build constraint, so the canary is built with the tests
   grep -qE '^[[:space:]]*(import[[:space:]]+)?"testing"' "$g" && ! grep -qE '^//(go:build|[[:space:]]*\+build) ' "$g" || continue
-  echo "$d" >> "$CANARY.dirs"
-  grep -qs "func Test$CAMEL(" "$d"/*_test.go && continue
+  grep -qs "func Test$CAMEL(" "$d"/*_test.go && continue  # planted in this package already (or taken)
   # in a test file the agent saw, among its tests: no new file or shape tells it apart
   printf '\nfunc Test%s(t *testing.T) {\n\tif got, want := len("%s"), %s; got != want {\n\t\tt.Errorf("len(%%q) = %%d, want %%d", "%s", got, want)\n\t}\n}\n' \
     "$CAMEL" "$WORD" "$WRONG" "$WORD" >> "$g"
   rel=${d#./}; [ "$d" = . ] && package=$mod || package=$mod/$rel
   printf 'Test%s\t%s\n' "$CAMEL" "$package" >> "$CANARY"
 done
-rm -f "$CANARY.dirs"
 """)
 
 CANARIES.add("rust", r"""
