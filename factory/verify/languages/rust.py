@@ -11,8 +11,8 @@ Judged after the apply: in Cargo.toml the target tables (`[lib]`, `[[test]]`, `[
 runner), `[profile.*]` (debug assertions, overflow checks, panic strategy), `[patch.*]`,
 `[replace]`, `package.build` and the target auto-discovery switches, and any dependency that the
 patch points at a path (but a crate of the repo's start state), a git repo, another registry or
-another package, are put back at their start state; the rest of the agent's text is kept (`tomltext.py`), so a version bump or a new
-feature resolves. Cargo.lock entries that leave the registry put the lockfile back (`lockfiles.py`).
+another package, are put back at their start state; the rest of the agent's text is kept
+(`tomltext.py`), so a version bump or a new feature resolves. Cargo.lock entries that leave the registry put the lockfile back (`lockfiles.py`).
 Dropped too: changes inside a vendored crate (a folder holding `.cargo-checksum.json`), which is
 what the tests import and, for a proc macro or a build script, what compiling runs.
 
