@@ -54,6 +54,10 @@ ATTRIBUTES = "* !text !eol !crlf !filter !diff !merge !ident !working-tree-encod
 DIFF = "diff --cached --binary --no-color --no-ext-diff --no-textconv --no-renames --src-prefix=a/ --dst-prefix=b/"
 EMPTY_BLOB = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"
 PLACEHOLDER = ".factory-nested"
+BRANCH = "master"
+INIT_CONFIG = "[core]\\n\\trepositoryformatversion = 0\\n\\tfilemode = true\\n\\tbare = false\\n"
+"""printf's format for the config `git init` writes (made without a work tree it would be bare;
+the agent's copy is not)."""
 COMMIT = re.compile(r"[0-9a-f]{40}")
 
 
@@ -85,14 +89,19 @@ def stage(g: str, nested: str) -> str:
 
 
 def init_git_dir(git_dir: str = GIT_DIR) -> list[str]:
-    """Steps (as root) that make a new, empty git dir, in a folder only root may enter."""
-    g = git(git_dir)
+    """Steps (as root) that make a new, empty git dir, in a folder only root may enter.
+
+    The git dir is written as `git init --template=` and `git config core.bare false` would
+    write it (gitrepository-layout: HEAD, config, objects/, refs/), in one process, not four:
+    a start state is made in every container, and its cost there is mostly processes."""
+    q = shlex.quote(git_dir)
     return [
-        f"mkdir -p {FACTORY_DIR} && chown root:root {FACTORY_DIR} && chmod 700 {FACTORY_DIR}",
-        f"rm -rf {git_dir}",
-        f"{g} init -q --template=",
-        f"{g} config core.bare false",  # made without a work tree it would be bare; the agent's copy is not
-        f"mkdir -p {git_dir}/info && printf %s {shlex.quote(ATTRIBUTES)} > {git_dir}/info/attributes",
+        f"install -d -o root -g root -m 700 {FACTORY_DIR}",
+        f"{{ [ ! -e {q} ] || rm -rf {q}; }}",
+        f"mkdir -p {q}/objects/info {q}/objects/pack {q}/refs/heads {q}/refs/tags {q}/info",
+        f"printf 'ref: refs/heads/{BRANCH}\\n' > {q}/HEAD",
+        f"printf '{INIT_CONFIG}' > {q}/config",
+        f"printf %s {shlex.quote(ATTRIBUTES)} > {q}/info/attributes",
     ]
 
 
@@ -115,21 +124,24 @@ def commit_start_state(workdir: str, owner: str | None, borrowed_from: str | Non
     g = git(GIT_DIR, workdir)
     dot_git = f"{shlex.quote(workdir)}/.git"
     objects = f"{dot_git}/objects"
+    # one `rm` of what goes: the alternates and the git dir borrowed from (its loose copies of
+    # packed objects are left: the same objects), and whatever `.git` the work tree still has
     own = [] if borrowed_from is None else [
         f"echo HEAD | {g} pack-objects --revs -q --window=0 {GIT_DIR}/objects/pack/pack >/dev/null",
-        f"rm -f {GIT_DIR}/objects/info/alternates && {g} prune-packed && rm -rf {borrowed_from}",
     ]
+    gone = [dot_git] + ([] if borrowed_from is None else [f"{GIT_DIR}/objects/info/alternates", borrowed_from])
     steps = [
         stage(g, f"{FACTORY_DIR}/nested"),
         f"{g} commit -q --no-verify --allow-empty -m 'start state'",
         *own,
-        f"rm -rf {dot_git} && mkdir -p {dot_git}",
+        f"rm -rf {' '.join(gone)} && mkdir {dot_git}",
         f"cp -a {GIT_DIR}/HEAD {GIT_DIR}/config {GIT_DIR}/index {GIT_DIR}/info {GIT_DIR}/refs {dot_git}/",
         f"{{ cp -al {GIT_DIR}/objects {objects} 2>/dev/null || {{ rm -rf {objects} && cp -a {GIT_DIR}/objects {objects}; }}; }}",
     ]
     if owner:  # everything but the linked object files
         steps.append(f"find {dot_git} -path {shlex.quote(f'{objects}/??/*')} -prune -o -exec chown {owner} {{}} +")
-    return [*steps, f"{g} rev-parse --verify HEAD"]
+    # the commit, read by the shell from the branch `init_git_dir` named (no process for it)
+    return [*steps, f"read -r start < {GIT_DIR}/refs/heads/{BRANCH} && echo \"$start\""]
 
 
 def diff_script(workdir: str, start: str | None, err: str) -> str:

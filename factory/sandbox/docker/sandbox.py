@@ -82,7 +82,11 @@ fi
 mkdir -p /run && echo "$line" > "$READY.tmp" && mv "$READY.tmp" "$READY"
 exec sleep "$2"
 """.replace("$READY", READY)
-WAIT_READY = f"i=0; while [ ! -s {READY} ] && [ $i -lt 6000 ]; do sleep 0.01; i=$((i + 1)); done; cat {READY}"
+WAIT = f"i=0; while [ ! -s {READY} ] && [ $i -lt 6000 ]; do sleep 0.01; i=$((i + 1)); done"
+WAIT_READY = f"{WAIT}; cat {READY}"
+IS_READY = f'{WAIT}; read -r line < {READY}; case "$line" in "ready "*) true;; *) false;; esac'
+"""`WAIT_READY` for a script that only goes on once the start script said ready: with shell
+builtins alone (no `cat` and `grep` in every start state)."""
 
 
 class DockerSandbox:
@@ -216,7 +220,7 @@ class DockerSandbox:
         start patch applied, and the files it makes of that go in before the commit.
         """
         w = shlex.quote(self.workdir)
-        steps = [f"{WAIT_READY} | grep -q '^ready '"] if self.waiting else []
+        steps = [IS_READY] if self.waiting else []
         steps.append(f"cd {w}")
         if self.config.as_built:
             return await self._record_as_built(steps)
@@ -241,9 +245,8 @@ class DockerSandbox:
             rewritten = rewrite.files(reached.output)
             if rewritten:
                 await self.write_files({path: text.encode() for path, text in rewritten.items()}, owner="root")
-        for path in start.hide_paths:
-            steps.append(f"rm -rf -- {shlex.quote(path)}")
-        steps.append(f"rm -rf .git {history} {START_PATCH}")
+        hidden = " ".join(shlex.quote(path) for path in start.hide_paths)
+        steps.append(f"rm -rf -- .git {history} {START_PATCH} {hidden}")
         steps += STALE_ARTIFACTS
         owner = None if self.user == "root" else f"{self.uid}:{self.gid}"
         if owner:  # before the commit: the index's stat cache then holds for the agent's files
