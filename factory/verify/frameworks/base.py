@@ -82,3 +82,15 @@ class TestFramework(Protocol):
         ...
 
     async def run(self, trial: Trial) -> Verdict: ...
+
+
+def lock(paths: str) -> list[str]:
+    """Shell: everything under `paths` (shell words) is root's and writable by root alone, the
+    way `chown -R root:root` and `chmod -R go-w` leave it, but only the files not so already are
+    changed: on overlayfs a chown or chmod copies its file up into the container's layer, and the
+    repo of a root verification container is root's already (`chown -R` of a 27 MB tree: 0.97 s
+    of CPU and its whole size copied; the same tree through `find`: 0.015 s). Symbolic links are
+    changed themselves (`-h`), never followed; chmod, which would follow one, skips them as
+    `chmod -R` does. (POSIX `find` alone: BusyBox's has no `-perm /`.)"""
+    return [f"find {paths} \\( ! -user 0 -o ! -group 0 \\) -exec chown -h root:root {{}} +",
+            f"find {paths} ! -type l \\( -perm -020 -o -perm -002 \\) -exec chmod go-w {{}} +"]

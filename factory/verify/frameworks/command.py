@@ -47,7 +47,7 @@ from factory.sandbox.backend import DIFF_LIMIT
 from factory.sandbox.printed import print_files, printed_files
 from factory.verify import results
 from factory.verify.frameworks import blindcheck, go_exec, javablind, jsblind, rust_exec
-from factory.verify.frameworks.base import PRIVATE, TEST_UID, RootBuild, Trial
+from factory.verify.frameworks.base import PRIVATE, TEST_UID, RootBuild, Trial, lock
 from factory.verify.frameworks.blindcheck import Blind
 from factory.verify.frameworks.canary import CANARIES, canary_names
 from factory.verify.frameworks.copies import plant
@@ -232,7 +232,7 @@ def _script(task: Task, trial: Trial, by_root: RootBuild | VerdictFlag | None, b
         root = by_root if isinstance(by_root, RootBuild) else None
         runner = root.runner if root else f"{as_tests} env -i PATH=\"$PATH\" {TESTS_ENVIRONMENT} {blind_env} {run}"
         lines += [
-            f"chown -R root:root {w} && chmod -R go-w {w}",  # the tests read the repo and change nothing in it
+            *lock(w),  # the tests read the repo and change nothing in it
             f"chown -R {TEST_UID}:{TEST_UID} {s}",
             *(root.setup if root else []),
             # the output reaches its file through a pipe root reads: the tests hold only the pipe's

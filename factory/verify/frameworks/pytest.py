@@ -24,7 +24,7 @@ from factory.sandbox.backend import DIFF_LIMIT
 from factory.sandbox.printed import print_files, printed_files
 from factory.verify import classes
 from factory.verify.controls import ControlPlan, hidden_files, plan_controls
-from factory.verify.frameworks.base import PRIVATE, TEST_UID, TRUSTED, Trial
+from factory.verify.frameworks.base import PRIVATE, TEST_UID, TRUSTED, Trial, lock
 from factory.verify.grading import TestRun, grade
 from factory.verify.hiding import OUTSIDE, ImageFiles, hide_originals, outside_command
 
@@ -146,7 +146,6 @@ def _setup_script(workdir: str, plan: ControlPlan, outside: ImageFiles, removed:
     w = shlex.quote(workdir)
     lines = [
         "set -e", f"cd {w}", *(f"rm -f -- {shlex.quote(p)}" for p in removed), *hide_originals(workdir, plan.files, PRIVATE, outside),
-        f"chown -R root:root {w} {TRUSTED}", f"chmod -R go-w {w} {TRUSTED}",
-        f"chmod 700 /root {PRIVATE}", f"chmod 600 {PRIVATE}/*",
+        *lock(f"{w} {TRUSTED}"), f"chmod 700 /root {PRIVATE}", f"chmod 600 {PRIVATE}/*",
     ]
     return "\n".join(lines) + "\n"
