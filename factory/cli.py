@@ -275,7 +275,7 @@ async def _verifying(config: VerifierConfig, backend: str, work: Callable[[Docke
     from factory.sandbox.config import SandboxConfig
     from factory.verify import DockerVerifier
 
-    verifier = DockerVerifier(config, SandboxConfig(backend=backend), run_id=f"verify-{uuid.uuid4().hex[:12]}")
+    verifier = DockerVerifier(config, SandboxConfig(backend=backend), run_id=f"verify-{uuid.uuid4().hex[:12]}", share=True)
     try:
         return await work(verifier)
     finally:

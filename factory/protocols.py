@@ -25,7 +25,7 @@ from factory.records import (
 )
 
 if TYPE_CHECKING:
-    from factory.sandbox.backend import Rewrite
+    from factory.sandbox.backend import Preparation, Rewrite
     from factory.sandbox.config import SandboxConfig
     from factory.sandbox.images import RepoImage
     from factory.sandbox.services import Service
@@ -80,10 +80,11 @@ class SandboxBackend(Protocol):
 
     async def create(self, image: str, config: SandboxConfig, *, workdir: str = "/testbed", run_id: str = "adhoc",
                      attempt_id: str | None = None, network: str | None = None, memory: str | None = None,
-                     wait: bool = True) -> Sandbox: ...
+                     wait: bool = True, prepare: Preparation | None = None) -> Sandbox: ...
     """A started sandbox of `image` under `config`'s limits and isolation, labelled with the run
     and attempt; its repo is untouched until `prepare`. `wait=False` (root sandboxes only) leaves
-    the wait for its start to `prepare`."""
+    the wait for its start to `prepare`. With `prepare`, it comes back at that start state (as
+    `Sandbox.prepare` leaves it; `Preparation.share`: perhaps from an image of it made once)."""
 
     def image_exists(self, image: str) -> bool: ...
     def build_image(self, plan: RepoImage, base: str, *, root_only: bool = False) -> None: ...

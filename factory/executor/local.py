@@ -30,9 +30,10 @@ async def open_local(site: Site) -> AsyncIterator[LocalExecutor]:
     """This machine's warm pool and verifier for a run, and the executor over them; closed, with
     their containers, when the run ends."""
     puller = Puller.of(site.sandbox, note=site.note)  # one per run: the pool's and the verifier's pulls
-    verifier = DockerVerifier(site.verifier, site.sandbox, run_id=site.run_id, puller=puller, reuse=True)
+    # the run's end removes what sharing start states made (`remove_left`)
+    verifier = DockerVerifier(site.verifier, site.sandbox, run_id=site.run_id, puller=puller, reuse=True, share=True)
     try:
-        async with SandboxPool(site.sandbox, run_id=site.run_id, puller=puller) as pool:
+        async with SandboxPool(site.sandbox, run_id=site.run_id, puller=puller, share=True) as pool:
             yield LocalExecutor(pool, verifier, site.teachers, site.agent, journal=site.journal)
     finally:
         await verifier.close()

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -22,6 +22,7 @@ from factory.registry import Registry
 
 if TYPE_CHECKING:
     from factory.protocols import SandboxBackend
+    from factory.records import StartState
 
 DEFAULT_BACKEND = "docker"
 DIFF_LIMIT = 256 * 2**20  # a diff is never cut: past this the attempt's diff is an error
@@ -35,6 +36,23 @@ class Rewrite:
     """Root shell, in the work tree at the start state: prints what `files` reads."""
     files: Callable[[str], dict[str, str]]
     """What `readback` printed -> path (relative to the work tree) -> its new text."""
+    key: str = ""
+    """All that `files` depends on besides what `readback` printed: two rewrites with the same
+    readback and key make the same files. Empty: unknown, so no sandbox shares its start state."""
+
+
+@dataclass(frozen=True)
+class Preparation:
+    """What `Sandbox.prepare` is asked, given to `SandboxBackend.create` so that the sandbox comes
+    back at that start state."""
+
+    start: StartState
+    files: Mapping[str, str] | None = None
+    rewrite: Rewrite | None = None
+    share: bool = False
+    """The backend may reach this start state once per run and start every later sandbox with the
+    same preparation from it (Docker: an image of it, `factory.sandbox.docker.task_image`). Only
+    for callers whose run ends in `SandboxBackend.remove_left`, which removes those images."""
 
 
 def _module(name: str) -> Callable[[], SandboxBackend]:

@@ -18,7 +18,7 @@ from collections import Counter, defaultdict
 from factory.errors import SandboxError
 from factory.protocols import Sandbox
 from factory.records import StartState, TerminalSpec
-from factory.sandbox.backend import Rewrite, sandbox_backend
+from factory.sandbox.backend import Preparation, Rewrite, sandbox_backend
 from factory.sandbox.config import SandboxConfig
 from factory.sandbox.pull import Puller
 
@@ -43,9 +43,11 @@ class CreationRate:
 
 
 class SandboxPool:
-    def __init__(self, config: SandboxConfig, run_id: str = "adhoc", puller: Puller | None = None):
+    def __init__(self, config: SandboxConfig, run_id: str = "adhoc", puller: Puller | None = None,
+                 share: bool = False):
         self.config = config
         self.run_id = run_id
+        self.share = share  # `Preparation.share`: the run's end removes what sharing made
         self.backend = sandbox_backend(config.backend)
         self.puller = puller or Puller.of(config)
         self.slots = asyncio.Semaphore(config.max_live)
@@ -58,12 +60,14 @@ class SandboxPool:
         self.removing: set[asyncio.Task] = set()  # containers released in the background, on their way out
         self.starting: Counter[tuple[str, str]] = Counter()  # warm containers on their way, per image
 
-    async def _create(self, image: str, workdir: str, attempt_id: str, config: SandboxConfig | None = None) -> Sandbox:
-        """Create a container in a slot the caller already holds; the slot is freed on failure."""
+    async def _create(self, image: str, workdir: str, attempt_id: str, config: SandboxConfig | None = None,
+                      prepare: Preparation | None = None) -> Sandbox:
+        """Create a container in a slot the caller already holds (at `prepare`'s start state when
+        given); the slot is freed on failure."""
         try:
             await self.rate.wait()
             sandbox = await self.backend.create(
-                image, config or self.config, workdir=workdir, run_id=self.run_id, attempt_id=attempt_id
+                image, config or self.config, workdir=workdir, run_id=self.run_id, attempt_id=attempt_id, prepare=prepare
             )
         except BaseException:
             self.slots.release()
@@ -122,7 +126,7 @@ class SandboxPool:
         await self.puller.ensure(image)
         await self._take_slot()
         config = None if terminal is None else self.config.for_terminal(terminal)
-        return await self._prepared(await self._create(image, workdir, attempt_id, config), start, rewrite)
+        return await self._create(image, workdir, attempt_id, config, Preparation(start, rewrite=rewrite, share=self.share))
 
     async def _prepared(self, sandbox: Sandbox, start: StartState, rewrite: Rewrite | None) -> Sandbox:
         try:

@@ -34,7 +34,7 @@ from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait
 from factory.errors import EngineError, SandboxCrashed, SandboxError, VerifyError
 from factory.protocols import Sandbox, Verifier
 from factory.records import Check, FlagKind, Reason, StartState, Task, Verdict, VerdictFlag
-from factory.sandbox.backend import DIFF_LIMIT, sandbox_backend
+from factory.sandbox.backend import DIFF_LIMIT, Preparation, sandbox_backend
 from factory.sandbox.config import SandboxConfig
 from factory.sandbox.printed import print_listed, printed_files
 from factory.sandbox.pull import ImageUnavailable, Puller
@@ -106,7 +106,7 @@ DECIDED_BEFORE_TESTS = {Reason.patch_rejected: Check.policy, Reason.patch_failed
 
 class DockerVerifier(Verifier):
     def __init__(self, config: VerifierConfig | None = None, sandbox: SandboxConfig | None = None, run_id: str = "verify",
-                 puller: Puller | None = None, reuse: bool = False):
+                 puller: Puller | None = None, reuse: bool = False, share: bool = False):
         self.config = config or VerifierConfig()
         # root: nothing in a verification runs as the agent (the tests run as TEST_UID), so no agent
         # user is made and the repo is not handed over to one
@@ -127,6 +127,9 @@ class DockerVerifier(Verifier):
         """With `reuse`, every verdict given, by `verification_key`: a few kB each, kept for the process's life."""
         self._in_flight: dict[str, _Shared] = {}
         """With `reuse`, the verifications under way, by `verification_key`."""
+        self.share = share
+        """Start each task's verification containers from one making of its start state
+        (`Preparation.share`): for a caller whose run ends in `remove_left`."""
         self.ahead = Ahead(self._started, self.config.ahead)
         self.final_state = FinalStateVerifier(self.backend, run_id=run_id, memory=self.config.memory,
                                               threshold=self.config.reward_threshold)
@@ -270,17 +273,12 @@ class DockerVerifier(Verifier):
         """A fresh container at the task's start state with the hidden tests in place (nothing is
         hidden at verification) and its test patch uploaded: where every verification of the task
         begins, before its patch (`Ahead` starts them while the attempt samples)."""
-        sandbox = await self.backend.create(
+        start = StartState(bug_patch=task.start.bug_patch, base_commit=task.start.base_commit)
+        return await self.backend.create(
             task.image, self.sandbox_config, workdir=task.workdir, run_id=self.run_id,
             attempt_id=f"verify-{task.instance_id}"[:60], memory=self.config.memory, wait=False,
+            prepare=Preparation(start, files={TEST_PATCH: task.test_patch} if task.test_patch else None, share=self.share),
         )
-        try:
-            await sandbox.prepare(StartState(bug_patch=task.start.bug_patch, base_commit=task.start.base_commit),
-                                  files={TEST_PATCH: task.test_patch} if task.test_patch else None)
-        except BaseException:
-            await sandbox.close()
-            raise
-        return sandbox
 
     async def _listing(self, sandbox: Sandbox, patch: str) -> gitread.Listing:
         """git's listing of the patch against the start state: one upload, one exec."""

@@ -186,7 +186,7 @@ async def test_a_root_command_that_kills_the_server_is_its_own_failure_and_the_s
         await sb.close()
 
 
-@pytest.mark.parametrize("command", ["kill -9 -1; sleep 5", "kill -9 $(cut -d' ' -f2 /run/factory-start); sleep 5"],
+@pytest.mark.parametrize("command", ["kill -9 -1; sleep 5", "kill -9 $(cut -d' ' -f2 /run/factory/start); sleep 5"],
                          ids=["everything", "keepalive"])
 async def test_a_container_killed_by_the_agents_command_is_the_agents(docker_client, command):
     sb = await make(user="root")

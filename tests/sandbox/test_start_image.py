@@ -15,21 +15,10 @@ from factory.sandbox.config import SandboxConfig
 from factory.sandbox.docker import DockerSandbox, engine
 from factory.sandbox.docker.start_image import IMAGE_GIT, LABEL_OF, PREFIX, REPO_GIT
 from factory.sandbox.git import ATTRIBUTES, GIT_DIR
-from factory.sandbox.images import ensure_images
-from factory.tasks import load_tasks
-from factory.tasks.config import TasksConfig
 from tests.conftest import BASE_IMAGE
+from tests.sandbox.conftest import DEMO
 
 pytestmark = pytest.mark.docker
-DEMO = Path(__file__).parents[2] / "pipelines/tasksets/demo"
-
-
-@pytest.fixture(scope="module")
-def task(docker_client):
-    """A demo task whose bug patch changes a library file and whose failing tests are hidden."""
-    tasks = [t for t in load_tasks(TasksConfig(source=str(DEMO))).tasks if t.start.bug_patch and t.start.hide_paths]
-    ensure_images(tasks[:1], DEMO)
-    return tasks[0]
 
 
 def host_git(folder: Path, *args: str, stdin: str | None = None) -> str:

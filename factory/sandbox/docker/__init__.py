@@ -3,6 +3,7 @@
     sandbox.py      DockerSandbox: one container, its start script, exec, files, diff, crashes
     execd.py        the command server inside it (commands without an engine call each)
     start_image.py  start images: the clean repo of an image, prepared once
+    task_image.py   task images: a task's start state, prepared once per run
     images.py       image presence, offline builds, pulls and their removal
     dockerfile.py   images of a task's own Dockerfile (Harbor), built offline
     frozen.py       an agent's final state kept as an image (its services too), and containers of it for the verifier
@@ -16,8 +17,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from factory.records import Task
+from factory.sandbox.backend import Preparation
 from factory.sandbox.config import SandboxConfig
-from factory.sandbox.docker import dockerfile, engine, frozen, images
+from factory.sandbox.docker import dockerfile, engine, frozen, images, task_image
 from factory.sandbox.docker.sandbox import DockerSandbox
 from factory.sandbox.images import RepoImage
 from factory.sandbox.services import Service
@@ -38,10 +40,13 @@ class DockerBackend:
 
     async def create(self, image: str, config: SandboxConfig, *, workdir: str = "/testbed", run_id: str = "adhoc",
                      attempt_id: str | None = None, network: str | None = None, memory: str | None = None,
-                     wait: bool = True) -> DockerSandbox:
+                     wait: bool = True, prepare: Preparation | None = None) -> DockerSandbox:
         self._engine()
-        return await DockerSandbox.create(image, config, workdir=workdir, run_id=run_id, attempt_id=attempt_id,
-                                          network=network, memory=memory, wait=wait)
+        create = {"workdir": workdir, "run_id": run_id, "attempt_id": attempt_id, "network": network, "memory": memory,
+                  "wait": wait}
+        if prepare is not None:
+            return await task_image.sandbox_at(image, config, prepare, **create)
+        return await DockerSandbox.create(image, config, **create)
 
     def image_exists(self, image: str) -> bool:
         self._engine()
@@ -69,6 +74,7 @@ class DockerBackend:
 
     async def remove_left(self, run_id: str) -> int:
         self._engine()
+        task_image.forget(run_id)
         return await engine.remove_left(run_id)
 
     def build_dockerfile_images(self, tasks: list[Task], *, rebuild: bool = False) -> list[tuple[str, str]]:

@@ -40,6 +40,8 @@ LABEL_ATTEMPT = "factory.attempt"
 LABEL_HOST = "factory.host"
 LABEL_PID = "factory.pid"
 LABEL_PID_START = "factory.pid.start"
+LABEL_TASK_IMAGE = "factory.task-image"
+"""On a run's task image (`factory.sandbox.docker.task_image`), beside the run's labels: its key."""
 EXTRA_LABELS = "FACTORY_LABELS"
 
 log = logging.getLogger(__name__)
@@ -272,6 +274,11 @@ def discard(container: Any) -> None:
     _remove(container.id)
 
 
+def image_tag(name: str) -> str:
+    """`name` as an image tag: its characters that a tag may not hold made `-`, its last 120 kept."""
+    return "".join(ch if ch.isalnum() or ch in "_.-" else "-" for ch in name)[-120:].lstrip(".-") or "tag"
+
+
 def discard_image(image: Any) -> None:
     """Remove an image (a docker-py Image) that nobody holds; already gone or in use is fine."""
     try:
@@ -301,15 +308,31 @@ def _remove(container_id: str) -> bool:
 
 
 def _remove_where(run_id: str | None, *, dead_owners_only: bool) -> int:
+    """Remove the containers (the count returned), then the task images, of `run_id` (or of every
+    run) whose owner is dead, or of any owner."""
     filters = {"label": [f"{LABEL}=1"] + ([f"{LABEL_RUN}={run_id}"] if run_id else [])}
     try:
         # the low-level list: labels come with it, no per-container inspect that could
         # race with a container disappearing between listing and inspecting
         found = client().api.containers(all=True, filters=filters)
+        images = client().api.images(filters={"label": [*filters["label"], LABEL_TASK_IMAGE]})
     except (DockerException, OSError) as exc:
         raise EngineError(f"Docker engine: cannot list containers: {_explain(exc)}") from exc
     doomed = [c["Id"] for c in found if not (dead_owners_only and _owner_alive(c.get("Labels") or {}))]
-    return sum(_remove(container_id) for container_id in doomed)
+    removed = sum(_remove(container_id) for container_id in doomed)
+    for image in images:  # a task image is a cache of its run: never a leak to tell of
+        if not (dead_owners_only and _owner_alive(image.get("Labels") or {})):
+            _remove_image(image["Id"])
+    return removed
+
+
+def _remove_image(image_id: str) -> None:
+    try:
+        client().api.remove_image(image_id, force=True)  # force: its tag too (a run's images have one each)
+    except NotFound:
+        pass
+    except (DockerException, OSError) as exc:
+        log.info("could not remove image %s: %s", image_id[:19], _explain(exc))
 
 
 def remove_containers(*, run_id: str | None = None, everything: bool = False) -> int:

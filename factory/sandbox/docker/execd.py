@@ -49,8 +49,12 @@ import struct
 from factory.sandbox.docker import engine
 from factory.sandbox.output import OutputBuffer
 
-READY = "/run/factory-start"
-PIDFILE = "/run/factory-execd.pid"
+RUNTIME = "/run/factory"
+"""The start script's and the command server's files: a tmpfs of each sandbox's own (`DockerSandbox`),
+never in the container's layer, so no commit of it (a task's start-state image, a frozen final state)
+holds a ready line, a server's pid or its fifo that a container of that image would take for its own."""
+READY = f"{RUNTIME}/start"
+PIDFILE = f"{RUNTIME}/execd.pid"
 NEEDS = "bash base64 mkfifo timeout setpriv"
 ATTACHED = (
     'o=$(readlink /proc/$$/fd/1); held() { ls -l /proc/[0-9]*/fd/1 /proc/[0-9]*/fd/2 2>/dev/null '
@@ -71,7 +75,7 @@ read -r hello || exit 0
 i=0; while [ ! -s $READY ] && [ $i -lt 6000 ]; do sleep 0.01; i=$((i + 1)); done
 read -r ready < $READY
 for t in $NEEDS; do command -v $t >/dev/null || { echo "!fallback 0 0 $ready"; exit 0; }; done
-fifo=/run/factory-execd.$$
+fifo=$RUNTIME/execd.$$
 tar=/run/factory-execd.$$.tar
 mkfifo -m 600 "$fifo" || { echo "!fallback 0 0 $ready"; exit 0; }
 trap 'rm -f "$fifo" "$tar" "$tar.err"' EXIT
@@ -131,7 +135,7 @@ while read -r op seq t user w c; do
   wait $enc
   oom; echo "#$seq $rc $n"
 done
-""".replace("$READY", READY).replace("$PIDFILE", PIDFILE).replace("$NEEDS", NEEDS).replace("$ATTACHED", ATTACHED)
+""".replace("$READY", READY).replace("$PIDFILE", PIDFILE).replace("$RUNTIME", RUNTIME).replace("$NEEDS", NEEDS).replace("$ATTACHED", ATTACHED)
 GRACE = 10.0  # past a command's timeout, a stream that has not ended it is stuck
 CONTROL = re.compile(rb"[#!]")
 HELLO = re.compile(r"!(\d+|fallback) (\d+) ([01]) (.*)")

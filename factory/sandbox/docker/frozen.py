@@ -61,7 +61,7 @@ async def freeze(sandbox: DockerSandbox, run_id: str, attempt_id: str) -> str:
         services = [s.model_dump() for s in read_snapshot(running)]
         labels = {**engine.labels(run_id, attempt_id), LABEL_CHANGES: json.dumps(changes),
                   LABEL_SERVICES: base64.b64encode(json.dumps(services).encode()).decode()}
-        image = await engine.made(container.commit, repository=STATE_REPOSITORY, tag=_tag(attempt_id),
+        image = await engine.made(container.commit, repository=STATE_REPOSITORY, tag=engine.image_tag(attempt_id),
                                   changes=[f"LABEL {k}={json.dumps(v)}" for k, v in labels.items()],
                                   undo=engine.discard_image)
     except EngineError as exc:
@@ -71,10 +71,6 @@ async def freeze(sandbox: DockerSandbox, run_id: str, attempt_id: str) -> str:
 
 def _under(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip("/") + "/")
-
-
-def _tag(attempt_id: str) -> str:
-    return "".join(ch if ch.isalnum() or ch in "_.-" else "-" for ch in attempt_id)[-120:] or "state"
 
 
 async def changes_of(image: str) -> list[tuple[str, str]]:

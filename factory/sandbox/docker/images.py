@@ -79,11 +79,13 @@ def pull_once(image: str, note: Callable[[str], None]) -> int:
 
 async def remove_pulled(image: str) -> None:
     """Remove a pulled image's name. When it is the image's last name, the start images made of
-    it go first (its children, which would keep its layers on disk); one that a container uses
+    it go first (its children, which would keep its layers on disk), and before them the task
+    images made of those (their children, whose label they inherit); one that a container uses
     stays, and so then does the image. Under another name the image stays, and so do they."""
     client = engine.client()
     found = await engine.call(client.images.get, image)
     if len(found.tags) <= 1:
-        for made in await engine.call(client.images.list, filters={"label": f"{LABEL_OF}={found.id}"}):
-            await engine.call(client.images.remove, made.id)
+        made = await engine.call(client.images.list, filters={"label": f"{LABEL_OF}={found.id}"})
+        for child in sorted(made, key=lambda m: engine.LABEL_TASK_IMAGE not in (m.labels or {})):
+            await engine.call(client.images.remove, child.id)
     await engine.call(client.images.remove, image)

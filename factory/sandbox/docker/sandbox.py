@@ -33,13 +33,14 @@ from factory.records import StartState
 from factory.sandbox.backend import DIFF_LIMIT, Rewrite
 from factory.sandbox.config import SandboxConfig
 from factory.sandbox.docker import engine
-from factory.sandbox.docker.execd import ATTACHED, READY, Closed, Execd, Garbled
+from factory.sandbox.docker.execd import ATTACHED, READY, RUNTIME, Closed, Execd, Garbled
 from factory.sandbox.docker.start_image import (
     ENSURE_USER,
     IMAGE_GIT,
     PREFIX,
     REPO_GIT,
     STALE_ARTIFACTS,
+    TASK_PREFIX,
     owned_by,
     start_image,
 )
@@ -79,9 +80,9 @@ if { [ "$user" = root ] && uid=0 && gid=0; } || { uid=$(id -u "$user" 2>/dev/nul
 else
   line="error cannot create the user $user in this image (no useradd, read-only /etc/passwd?)"
 fi
-mkdir -p /run && echo "$line" > "$READY.tmp" && mv "$READY.tmp" "$READY"
+mkdir -p $RUNTIME && echo "$line" > "$READY.tmp" && mv "$READY.tmp" "$READY"
 exec sleep "$2"
-""".replace("$READY", READY)
+""".replace("$READY", READY).replace("$RUNTIME", RUNTIME)
 WAIT = f"i=0; while [ ! -s {READY} ] && [ $i -lt 6000 ]; do sleep 0.01; i=$((i + 1)); done"
 WAIT_READY = f"{WAIT}; cat {READY}"
 IS_READY = f'{WAIT}; read -r line < {READY}; case "$line" in "ready "*) true;; *) false;; esac'
@@ -107,10 +108,13 @@ class DockerSandbox:
         self.closed = False
         self.start_commit: str | None = None  # set by `prepare`
         self.on_start_image = False  # started from a start image (`factory.sandbox.docker.start_image`)
+        self.made_of: str | None = None  # started from a task image made of this image (`task_image`)
 
     @property
     def image_id(self) -> str:
-        return str(self.container.attrs.get("Image") or "")
+        """The image its start state was reached from: its container's, or for a sandbox of a task
+        image, the image that task image was made of (what a verifier learns of an image holds for both)."""
+        return self.made_of or str(self.container.attrs.get("Image") or "")
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -139,8 +143,9 @@ class DockerSandbox:
         source = image
         for again in (False, True):
             try:
-                # a start image drops the work dir's history: a terminal task's is part of its state
-                image = source if config.as_built else await start_image(source, workdir, config.user, again=again)
+                # a start image drops the work dir's history (a terminal task's is part of its state); a task image is one
+                done = config.as_built or source.startswith(TASK_PREFIX)
+                image = source if done else await start_image(source, workdir, config.user, again=again)
             except SandboxError as exc:
                 raise SandboxStartError(f"{exc}") from exc
             try:
@@ -202,6 +207,7 @@ class DockerSandbox:
             user="root",
             working_dir="/",
             init=True,  # an init that reaps orphans, so killed process trees leave no zombies
+            tmpfs={RUNTIME: "rw,nosuid,nodev,noexec,size=1m,mode=755"},
             undo=engine.discard,
         )
 

@@ -42,6 +42,8 @@ from factory.sandbox.git import FACTORY_DIR, git, init_git_dir, stage
 log = logging.getLogger(__name__)
 
 PREFIX = "factory-start/"
+TASK_PREFIX = "factory-task/"
+"""A task's start-state image (`factory.sandbox.docker.task_image`): already a start image, and more."""
 VERSION = "v2"  # bump when what a start image holds changes: old ones are then never used
 REPO_GIT = f"{FACTORY_DIR}/repo.git"
 IMAGE_GIT = f"{FACTORY_DIR}/image.git"

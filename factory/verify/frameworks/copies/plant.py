@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 import shlex
 from dataclasses import replace
@@ -49,7 +50,8 @@ def hider(task: Task) -> Rewrite | None:
     writer = COPY_WRITERS.get(task.language)
     # before the start commit the work tree is in the factory's own git dir, not yet in `.git`
     return Rewrite(readback=_print_test_files(writer, task, HIDE_SCRATCH, git=GIT) + f"\nrm -rf {HIDE_SCRATCH}",
-                   files=lambda printed: writer.hide(read_back(printed), list(task.FAIL_TO_PASS)))
+                   files=lambda printed: writer.hide(read_back(printed), list(task.FAIL_TO_PASS)),
+                   key=json.dumps([task.language, list(task.FAIL_TO_PASS)]))
 
 
 def _print_test_files(writer: CopyWriter, task: Task, scratch: str, git: str = "git") -> str:
