@@ -30,7 +30,7 @@ DEMO = ROOT / "pipelines/tasksets/demo"
 class GoldOnlyVerifier:
     """Resolves a task's gold fix and nothing else; a task whose id ends in `.broken` never resolves."""
 
-    def __init__(self, config, sandbox=None, run_id: str = "verify") -> None:
+    def __init__(self, config, sandbox=None, run_id: str = "verify", share: bool = False) -> None:
         self.config = config
         self.run_id = run_id
         self.backend = sandbox_backend((sandbox or SandboxConfig()).backend)  # the command's sweep is real
