@@ -488,8 +488,8 @@ def _used_builtins():
 
 _BASE = []
 """What `_take` gave as the plugin loaded."""
-_GROUPED = ([], [])
-"""`_BASE` grouped for `_moved` (`_grouped`); bound before `_take` runs, so watched as `_BASE` is."""
+_FLAT = []
+"""`_BASE` laid out for `_moved` (`_flat`); bound before `_take` runs, so watched as `_BASE` is."""
 _HOOKED = [None, None, None]
 """The plugin manager, and the implementations of `_HOOKS` (hook, plugin, function) when pytest
 was configured and once collection ended."""
@@ -536,36 +536,42 @@ def _honest_code(function):
     return any(word in line for line in lines)
 
 
-def _grouped(taken):
-    """`taken` as `_moved` reads it: per namespace that is a dict or a class's mappingproxy, its
-    keys, a `_MISSING` for each, and the objects bound there; and the entries that are not such
-    (attributes, counts)."""
-    spaces, rest = {}, []
-    for entry in taken:
-        _, space, key, value = entry
-        if key is not None and (isinstance(space, dict) or type(space).__name__ == "mappingproxy"):
-            keys, missing, values = spaces.setdefault(id(space), (space, [], [], []))[1:]
+def _flat(taken):
+    """`taken` as `_moved` reads it, in tuples side by side: each binding in a dict or a class's
+    mappingproxy (its namespace, its key, the object bound there), each attribute (its owner, its
+    name, the object) and each count of a class's names (its namespace, the count)."""
+    spaces, keys, values, owners, names, objects, counted, counts = ([] for _ in range(8))
+    for _, space, key, value in taken:
+        if key is None:
+            counted.append(space)
+            counts.append(value)
+        elif isinstance(space, dict) or type(space).__name__ == "mappingproxy":
+            spaces.append(space)
             keys.append(key)
-            missing.append(_MISSING)
             values.append(value)
         else:
-            rest.append(entry)
-    return list(spaces.values()), rest
+            owners.append(space)
+            names.append(key)
+            objects.append(value)
+    return [tuple(column) for column in (spaces, keys, values, owners, names, objects, counted, counts)]
 
 
-_IS_NOT = operator.is_not
+_IS_NOT, _GETITEM = operator.is_not, operator.getitem
 
 
 def _moved():
     """Whether anything in `_BASE` is bound otherwise now: what `_changed(_BASE)` finds, without
-    naming it, at a fraction of the cost (it runs at every report and blind check). Each namespace
-    is looked up and compared in one pass of `map` over its `get`, by identity (`is not`), which no
-    `__eq__` of the code under test answers for, with no list made."""
-    groups, rest = _GROUPED
-    for space, keys, missing, values in groups:
-        if any(map(_IS_NOT, map(space.get, keys, missing), values)):
-            return True
-    return bool(_changed(rest))
+    naming it, at a fraction of the cost (it runs at every report and blind check). Every binding
+    of every namespace is looked up and compared in one pass of `map` (`operator.getitem`, then
+    `is not`, which no `__eq__` of the code under test answers for), the attributes in a second,
+    with no list made; the counts are exact ints compared as a tuple. A name gone (the lookup
+    raises) is a move."""
+    spaces, keys, values, owners, names, objects, counted, counts = _FLAT
+    try:
+        return any(map(_IS_NOT, map(_GETITEM, spaces, keys), values)) \
+            or any(map(_IS_NOT, map(getattr, owners, names), objects)) or tuple(map(len, counted)) != counts
+    except Exception:
+        return True
 
 
 def _watch():
@@ -760,8 +766,7 @@ def pytest_sessionfinish(session, exitstatus):
 _TOUCHED_PATHS = {os.path.realpath(os.path.join(_WORKDIR, p)) for p in _TOUCHED}
 _USED_BUILTINS = _used_builtins()
 _BASE.extend(_take())
-_GROUPED[0].extend(_grouped(_BASE)[0])
-_GROUPED[1].extend(_grouped(_BASE)[1])
+_FLAT.extend(_flat(_BASE))
 
 
 _OWN_CODES.update(_own_codes())
