@@ -11,6 +11,7 @@ import builtins
 import collections.abc
 import contextlib
 import gc
+import itertools
 import json
 import numbers
 import operator
@@ -439,7 +440,7 @@ def _take():
     taken.extend(("plugin." + k, me, k, v) for k, v in list(me.items()) if not k.startswith("__"))
     taken.extend(("builtins." + n, vars(builtins), n, vars(builtins).get(n)) for n in _USED_BUILTINS)
     for fn in (_seen, _send, _emit, _in_reach, _called_from_the_test, _watch, _moved, _changed, _altered, _take,
-               _impls, _Raises.__exit__, _Raises.__init__):
+               _impls, _hooks_now, _same, _Raises.__exit__, _Raises.__init__):
         for attribute in ("__code__", "__defaults__", "__kwdefaults__", "__closure__", "__globals__"):
             taken.append((f"plugin code {fn.__name__}.{attribute}", fn, attribute, getattr(fn, attribute)))
     return taken
@@ -490,9 +491,9 @@ _BASE = []
 """What `_take` gave as the plugin loaded."""
 _FLAT = []
 """`_BASE` laid out for `_moved` (`_flat`); bound before `_take` runs, so watched as `_BASE` is."""
-_HOOKED = [None, None, None]
-"""The plugin manager, and the implementations of `_HOOKS` (hook, plugin, function) when pytest
-was configured and once collection ended."""
+_HOOKED = [None, None, None, None]
+"""The plugin manager, the implementations of `_HOOKS` (hook, plugin, function) when pytest was
+configured and once collection ended, and those of then as `_hooks_now` lays them out."""
 _TOLD = set()
 
 
@@ -510,6 +511,25 @@ def _impls(manager):
         for impl in (caller.get_hookimpls() if caller is not None else []):
             found.append((hook, impl.plugin, impl.function))
     return found
+
+
+_PLUGIN_OF, _FUNCTION_OF = operator.attrgetter("plugin"), operator.attrgetter("function")
+_REPEAT, _CHAIN = itertools.repeat, itertools.chain.from_iterable
+
+
+def _hooks_now(manager):
+    """The implementations of `_HOOKS`, as `_impls` reads them, in one tuple of objects to compare
+    by identity (`_same`): how many each hook has, then each implementation, then their plugins,
+    then their functions. The same as when collection ended, and `_impls` would find them the same."""
+    lists = [caller.get_hookimpls() if caller is not None else ()
+             for caller in map(getattr, _REPEAT(manager.hook), _HOOKS, _REPEAT(None))]
+    impls = tuple(_CHAIN(lists))
+    return (*map(len, lists), *impls, *map(_PLUGIN_OF, impls), *map(_FUNCTION_OF, impls))
+
+
+def _same(now, then):
+    """Two tuples of the same objects, compared by identity (no `__eq__` of the code under test answers)."""
+    return len(now) == len(then) and not any(map(_IS_NOT, now, then))
 
 
 def _honest_code(function):
@@ -578,8 +598,8 @@ def _watch():
     """Compare the machinery with what it was at load (and pytest's hook implementations with what
     they were when pytest was configured and after collection); report what changed."""
     changed = _changed(_BASE) if _moved() else []
-    manager, configured, hooked = _HOOKED
-    if manager is not None:
+    manager, configured, hooked, laid = _HOOKED
+    if manager is not None and not (laid is not None and _same(_hooks_now(manager), laid)):
         now = _impls(manager)
         if hooked is not None and now != hooked:
             changed.append("pytest's hook implementations changed during the tests")
@@ -719,7 +739,7 @@ def pytest_collection_finish(session):
     if added:
         _altered([f"{hook} implemented by {plugin!r} during collection, in code the patch wrote or disguised"
                   for hook, plugin, _ in added])
-    _HOOKED[2] = now
+    _HOOKED[2], _HOOKED[3] = now, _hooks_now(session.config.pluginmanager)
     _altered(_foreign_loaders(session.items))
     bindings = _state("bindings")
     for item in session.items:
