@@ -75,6 +75,9 @@ ALWAYS_EQUAL = {
     "always equal whatever its class defaults": (
         "class Ref:\n    key = None\n\n    def __eq__(self, other):\n        return True\n"
     ),
+    "made by type() and frozen out of gc.get_objects()": (
+        "import gc\nAnything = type('Anything', (), {'__eq__': lambda self, other: True, '__hash__': None})\ngc.freeze()\n"
+    ),
     "keeps an always-equal instance that relies on a class default": (
         "class Ref:\n    key = None\n\n    def __eq__(self, other):\n        return self.key is None\n\n\nKEPT = Ref()\n"
     ),
