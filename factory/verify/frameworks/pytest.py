@@ -142,10 +142,12 @@ def _setup_script(workdir: str, plan: ControlPlan, outside: ImageFiles, removed:
     """Root-only shell run before the tests: the files the patch made and the verdict leaves out
     (`removed`) gone, nothing the test user can read shows the test files as they were before
     the controls went in (`hiding`), and the code under test may read the repo but change
-    nothing in it, tests included."""
+    nothing in it, tests included. Each removal is one `rm` for all its files: every process cost
+    the container ~3 ms of CPU."""
     w = shlex.quote(workdir)
     lines = [
-        "set -e", f"cd {w}", *(f"rm -f -- {shlex.quote(p)}" for p in removed), *hide_originals(workdir, plan.files, PRIVATE, outside),
+        "set -e", f"cd {w}", *([f"rm -f -- {' '.join(map(shlex.quote, removed))}"] if removed else []),
+        *hide_originals(workdir, plan.files, PRIVATE, outside),
         *lock(f"{w} {TRUSTED}"), f"chmod 700 /root {PRIVATE}", f"chmod 600 {PRIVATE}/*",
     ]
     return "\n".join(lines) + "\n"
