@@ -12,7 +12,7 @@ parts of that run alone, each `--repeat` times, measured by the same cgroup: the
 start, `import pytest`, the plugin's load, pytest on the run's ids with and without the plugin,
 and the runner whole. The shares are what to read: the engine is shared and the machine busy.
 
-    .venv/bin/python bench/verify_cpu_bench.py [--rounds 4] [--inside] [--repeat 5]
+    .venv/bin/python bench/verify_cpu_bench.py [--rounds 4] [--inside] [--repeat 5] [--share]
 """
 
 from __future__ import annotations
@@ -164,11 +164,11 @@ def own_cpu() -> float:
     return me.ru_utime + me.ru_stime
 
 
-async def main(rounds: int, repeat: int | None) -> int:
+async def main(rounds: int, repeat: int | None, share: bool = False) -> int:
     image = ensure_image()
     with tempfile.TemporaryDirectory() as tmp:
         tasks = load_taskset(str(write_taskset(Path(tmp) / "taskset", image))).tasks
-    verifier = DockerVerifier(VerifierConfig(), run_id=RUN_ID)
+    verifier = DockerVerifier(VerifierConfig(), run_id=RUN_ID, share=share)
     backend = verifier.backend = MeteredBackend(verifier.backend, repeat or 0)
     process, problems = [], []
     try:
@@ -181,7 +181,7 @@ async def main(rounds: int, repeat: int | None) -> int:
                 if not verdict.resolved:
                     problems.append(f"{task.instance_id}: {verdict.reason} {verdict.detail}")
     finally:
-        remove_containers(run_id=RUN_ID)
+        remove_containers(run_id=RUN_ID)  # and its task images
     measured = backend.verifications[len(tasks):]
     steps = list(dict.fromkeys(step for spent in measured for step in spent))
     print(f"CPU of one verification (gold fixes of {len(tasks)} SWE-smith-layout tasks x {rounds} rounds, {image}): "
@@ -202,7 +202,9 @@ async def main(rounds: int, repeat: int | None) -> int:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=4)
+    parser.add_argument("--share", action="store_true",
+                        help="start each task's containers from its task image, as a run does (docs/sandbox.md)")
     parser.add_argument("--inside", action="store_true", help="also run the test run's parts alone in each container")
     parser.add_argument("--repeat", type=int, default=5, help="times each part runs, with --inside")
     args = parser.parse_args()
-    sys.exit(asyncio.run(main(args.rounds, args.repeat if args.inside else None)))
+    sys.exit(asyncio.run(main(args.rounds, args.repeat if args.inside else None, args.share)))
