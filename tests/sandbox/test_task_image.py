@@ -5,6 +5,7 @@ the run's end removes them, and `factory clean` those of dead processes."""
 from __future__ import annotations
 
 import asyncio
+import io
 import subprocess
 import sys
 import uuid
@@ -18,7 +19,7 @@ from factory.sandbox.backend import Preparation, sandbox_backend
 from factory.sandbox.config import SandboxConfig
 from factory.sandbox.docker import engine
 from factory.sandbox.docker.execd import RUNTIME
-from factory.sandbox.docker.start_image import TASK_PREFIX
+from factory.sandbox.docker.start_image import LABEL_OF, TASK_PREFIX
 from tests.sandbox.test_start_image import clean_blobs, tree_git_makes
 
 pytestmark = pytest.mark.docker
@@ -115,3 +116,33 @@ async def test_the_runs_end_removes_its_task_images_and_clean_those_of_dead_proc
     assert cleaned.returncode == 0, cleaned.stderr
     assert task_images(docker_client, dead) == []
     assert docker_client.api.containers(all=True, filters={"label": f"{engine.LABEL_RUN}={dead}"}) == []
+
+
+@pytest.fixture(scope="module")
+def volume_image(task, docker_client):
+    """The task's image with its work dir declared a `VOLUME`: a commit would hold nothing under it."""
+    tag = f"factory-test/volume-workdir:{uuid.uuid4().hex[:8]}"
+    dockerfile = f"FROM {task.image}\nVOLUME {task.workdir}\nLABEL factory.fixture=volume-workdir\n"
+    docker_client.images.build(fileobj=io.BytesIO(dockerfile.encode()), tag=tag, rm=True, network_mode="none")
+    yield tag
+    for made in docker_client.images.list(filters={"label": f"{LABEL_OF}={docker_client.images.get(tag).id}"}):
+        docker_client.images.remove(made.id, force=True)
+    docker_client.images.remove(tag, force=True)
+
+
+async def test_an_image_with_a_volume_gets_no_task_image_and_leaves_no_volume(task, volume_image, docker_client):
+    backend, run_id = sandbox_backend("docker"), f"test-task-image-{uuid.uuid4().hex[:8]}"
+    shared = Preparation(task.start, share=True)
+    try:
+        for _ in range(2):
+            sb = await backend.create(volume_image, SandboxConfig(), workdir=task.workdir, run_id=run_id, prepare=shared)
+            volumes = [m["Name"] for m in docker_client.api.inspect_container(sb.container.id)["Mounts"]
+                       if m["Type"] == "volume"]
+            assert volumes and not image_of(docker_client, sb).startswith(TASK_PREFIX)
+            seen = await sb.exec(f"git log --oneline | wc -l; ls -d {' '.join(task.start.hide_paths)} 2>/dev/null | wc -l")
+            assert seen.output.split() == ["1", "0"], seen.output  # the start state, prepared here
+            await sb.close()
+            assert not [v for v in volumes if docker_client.api.volumes(filters={"name": v})["Volumes"]]
+        assert task_images(docker_client, run_id) == []
+    finally:
+        await backend.remove_left(run_id)

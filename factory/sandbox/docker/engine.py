@@ -294,7 +294,7 @@ def _remove(container_id: str) -> bool:
     container, the owning run), so "not found" and "removal already in progress" mean gone.
     """
     try:
-        client().api.remove_container(container_id, force=True)
+        client().api.remove_container(container_id, force=True, v=True)  # v: its anonymous volumes too
     except NotFound:
         return False
     except APIError as exc:

@@ -48,7 +48,7 @@ def build_image(plan: RepoImage, base: str = BASE_IMAGE, *, root_only: bool = Fa
         container.commit(repository=repo, tag=tag, pause=False,
                          changes=['WORKDIR /testbed', 'CMD ["/bin/bash"]', engine.blank_labels(labels)])
     finally:
-        container.remove(force=True)
+        container.remove(force=True, v=True)
 
 
 def pull_once(image: str, note: Callable[[str], None]) -> int:

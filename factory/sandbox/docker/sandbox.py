@@ -162,7 +162,7 @@ class DockerSandbox:
             await engine.made(container.start, undo=lambda _: engine.discard(container))
         except EngineError as exc:
             with contextlib.suppress(EngineError):
-                await engine.call(container.remove, force=True)
+                await engine.call(container.remove, force=True, v=True)
             raise SandboxStartError(f"cannot start a container from {image}: {exc}") from exc
         sandbox = cls(container, config, workdir)
         sandbox.started_at = started_at
@@ -301,7 +301,7 @@ class DockerSandbox:
     async def _remove(self) -> None:
         for delay in (0.5, 2.0, 5.0, None):
             try:
-                await engine.call(self.container.remove, force=True)
+                await engine.call(self.container.remove, force=True, v=True)  # v: an image's VOLUMEs leave none
                 return
             except EngineGone:
                 return

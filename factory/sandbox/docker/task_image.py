@@ -12,7 +12,8 @@ start state, files, rewrite) prepares as always and is committed, before anythin
 as `factory-task/<key>:<run id>`; every later sandbox of the run with the same preparation starts
 from that image with nothing left to prepare, and the first goes on as if nothing had happened.
 Those waiting while the first prepares share its outcome; when the first fails, or the image is gone,
-each prepares itself as before. Nothing of the start script's or the command server's is in the
+each prepares itself as before. An image that declares a `VOLUME` gets no task image: a commit
+holds nothing under one. Nothing of the start script's or the command server's is in the
 image (their files are in a tmpfs, `execd.RUNTIME`), and no command of the agent or the tests has
 run in the container when it is committed.
 
@@ -24,6 +25,7 @@ process that made them is dead.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import json
 import logging
@@ -80,11 +82,20 @@ async def _key(image: str, config: SandboxConfig, preparation: Preparation, work
         return None
     try:
         image_id = await engine.call(engine.image_id, image)
+        if await engine.call(_declares_volumes, image_id):
+            return None
     except EngineError:
         return None  # creating the sandbox says what is wrong, in the words it has for that
     made_of = [VERSION, START_VERSION, image_id, workdir, config.user, preparation.start.model_dump_json(),
                sorted((preparation.files or {}).items()), rewrite and [rewrite.readback, rewrite.key]]
     return hashlib.sha256(json.dumps(made_of).encode()).hexdigest()[:24]
+
+
+@functools.cache
+def _declares_volumes(image_id: str) -> bool:
+    """Whether the image declares a `VOLUME`: a commit holds nothing under one (the work dir or
+    `/tmp` prepared there would be the image's own again in every container of the task image)."""
+    return bool(engine.client().api.inspect_image(image_id)["Config"].get("Volumes"))
 
 
 async def _prepared(image: str, config: SandboxConfig, preparation: Preparation, create: dict) -> DockerSandbox:
