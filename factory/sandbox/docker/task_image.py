@@ -63,6 +63,8 @@ async def sandbox_at(image: str, config: SandboxConfig, preparation: Preparation
             sandbox = await DockerSandbox.create(tag, config, **{**create, "wait": True})  # type: ignore[arg-type]
         except SandboxStartError as exc:  # removed since (a user, `factory clean --all`): prepare here
             log.info("task image %s is unusable (%s); preparing a sandbox of %s", tag, exc, image)
+            if _made.get((run_id, key)) is made:
+                del _made[(run_id, key)]  # the next sandbox makes it again
         else:
             sandbox.start_commit, sandbox.made_of = commit, made_of
             return sandbox
