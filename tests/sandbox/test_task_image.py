@@ -100,6 +100,12 @@ async def test_the_runs_end_removes_its_task_images_and_clean_those_of_dead_proc
     # the run goes on in this process: its next sandbox makes the image again rather than miss it
     async with await backend.create(task.image, SandboxConfig(), workdir=task.workdir, run_id=run_id, prepare=shared):
         assert len(task_images(docker_client, run_id)) == 1
+    # removed behind the run's back: the next sandbox prepares itself, the one after makes it again
+    docker_client.images.remove(task_images(docker_client, run_id)[0].id, force=True)
+    for made in (0, 1):
+        async with await backend.create(task.image, SandboxConfig(), workdir=task.workdir, run_id=run_id,
+                                        prepare=shared) as sb:
+            assert sb.start_commit and len(task_images(docker_client, run_id)) == made
     await backend.remove_left(run_id)
 
     # a process killed mid-run leaves its task image (and container); `factory clean` removes both
