@@ -99,6 +99,29 @@ def make_patch(agent_repo) -> Callable[..., str]:
     return make
 
 
+def task_with_start(toy_task: Task, tmp_path: Path, files: dict[str, str]) -> tuple[Task, Path]:
+    """The toy task with `files` in its start state beside the bug (toy/core.py's text is taken
+    with the bug put in), and the agent's repo there, committed: every test seen."""
+    start = fresh_repo(tmp_path / "start")
+    for path, text in files.items():
+        (start / path).parent.mkdir(parents=True, exist_ok=True)
+        (start / path).write_text(text)
+    git(start, "add", "-A")
+    git(start, "commit", "-qm", "extras")
+    core = start / "toy/core.py"
+    core.write_text(core.read_text().replace(*BUG))
+    gold = reverse_patch(git(start, "diff"))  # the bug alone, undone
+    git(start, "add", "-A")
+    bug = git(start, "diff", "--cached", "HEAD~1")
+    task = toy_task.model_copy(update={
+        "start": toy_task.start.model_copy(update={"bug_patch": bug, "hide_paths": []}), "gold_patch": gold})
+    agent = fresh_repo(tmp_path / "agent")
+    subprocess.run(["git", "apply"], input=bug, text=True, cwd=agent, check=True)
+    git(agent, "add", "-A")
+    git(agent, "commit", "-qm", "start")
+    return task, agent
+
+
 @pytest.fixture(scope="session")
 def verifier() -> DockerVerifier:
     return DockerVerifier(VerifierConfig(timeout=20, memory="512m"))

@@ -80,7 +80,7 @@ def kill_user(uid):
 def command_line(job):
     return [
         "-c", job["ini"], "--rootdir", job["workdir"], "-p", "no:cacheprovider", "-o", "addopts=",
-        "-q", "--tb=short", "-W", "ignore::DeprecationWarning", *job["ids"],
+        "-q", "--tb=short", *[arg for value in job.get("warnings", []) for arg in ("-W", value)], *job["ids"],
     ]
 
 

@@ -23,12 +23,12 @@ from factory.records import Task, Verdict
 from factory.sandbox.backend import DIFF_LIMIT
 from factory.sandbox.printed import print_files, printed_files
 from factory.verify import classes
-from factory.verify.controls import ControlPlan, hidden_files, plan_controls
+from factory.verify.controls import ControlPlan, hidden_files, plan_controls, split_id
+from factory.verify.frameworks import pytest_config
 from factory.verify.frameworks.base import PRIVATE, TEST_UID, TRUSTED, Trial, lock
 from factory.verify.grading import TestRun, grade
 from factory.verify.hiding import OUTSIDE, ImageFiles, hide_originals, outside_command
 
-TRUSTED_INI = "[pytest]\n"
 REPORT = "factory-verify-report"
 PLUGIN = "factory_pytest_plugin.py"
 _PLUGIN_SOURCE = (resources.files("factory.verify") / "container" / PLUGIN).read_bytes()
@@ -58,7 +58,7 @@ class PytestFramework:
 
     def readback(self, task: Task, touched: list[str]) -> str:
         return "\n".join([print_files(hidden_files(task, touched), "hidden"), classes.COMMAND,
-                          print_files([classes.LISTING], "classes")])
+                          print_files([classes.LISTING], "classes"), print_files(_config_files(task), "config")])
 
     async def run(self, trial: Trial) -> Verdict:
         return grade(trial.task, await self._tests(trial), trial.flags)
@@ -78,10 +78,13 @@ class PytestFramework:
         # sandboxes' commands and teacher calls go on meanwhile
         plan = await asyncio.to_thread(plan_controls, task, sources, random.SystemRandom(), classes=tree)
         package = resources.files("factory.verify") / "container"
+        configs = printed_files(trial.printed, "config", _config_files(task))
+        settings = pytest_config.repo_settings({path: trial.restore.get(path, data) for path, data in configs.items()})
         job = {
             "workdir": task.workdir, "uid": TEST_UID, "timeout": trial.limit, "ids": plan.ids,
             "touched": [p for p in trial.touched if p.endswith(".py")], "ini": f"{TRUSTED}/pytest.ini",
             "report": f"{PRIVATE}/report.json", "log": f"{PRIVATE}/pytest.log",
+            "warnings": settings.warning_options,
         }
         image = await self._image(trial)
         await sandbox.write_files({  # one upload: every write is a round trip to the engine
@@ -91,7 +94,7 @@ class PytestFramework:
             f"{TRUSTED}/runner.py": package.joinpath("runner.py").read_bytes(),
             f"{TRUSTED}/{PLUGIN}": _PLUGIN_SOURCE,
             **image.bytecode,
-            f"{TRUSTED}/pytest.ini": TRUSTED_INI,
+            f"{TRUSTED}/pytest.ini": settings.ini(),
             f"{PRIVATE}/job.json": json.dumps(job),
             f"{PRIVATE}/setup.sh": _setup_script(task.workdir, plan, image.outside, trial.removed()),
         }, owner="root")
@@ -136,6 +139,11 @@ class PytestFramework:
                     bytecode[compiled[1]] = await sandbox.read_file(compiled[1])
             self._images[key] = _Image(ImageFiles.parse(await sandbox.read_file(OUTSIDE)), bytecode)
         return self._images[key]
+
+
+def _config_files(task: Task) -> list[str]:
+    """The repo's files pytest might take its configuration from, for the hidden tests."""
+    return pytest_config.candidates([split_id(test)[0] for test in [*task.FAIL_TO_PASS, *task.PASS_TO_PASS]])
 
 
 def _setup_script(workdir: str, plan: ControlPlan, outside: ImageFiles, removed: list[str]) -> str:
