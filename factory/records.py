@@ -340,6 +340,10 @@ class FlagKind(StrEnum):
     """FAIL_TO_PASS tests the verification ran without a copy of (no site a change surely fails):
     a forger that flips their failures must still tell them from the canary, nothing more."""
     """A forger could tell some controls from the tests they copy (`docs/verify.md`)."""
+    equal_as_it_was = "equal to anything as it was"
+    """A class whose `__eq__` is true against anything, in a file the patch touched, as the repo
+    had it (an expression builder's): every yes ran code the patch left alone, so the verifier let
+    it be (`docs/verify.md`)."""
     altered_machinery = "altered test machinery"
     """The reporting plugin saw the test machinery changed while the tests ran: never taught."""
     reused = "reused verdict of an identical patch"

@@ -75,6 +75,8 @@ class _Stream:
     phases: dict[str, dict[str, dict]] = field(default_factory=dict)
     done: bool = False
     always_equal: set[str] = field(default_factory=set)
+    as_it_was: set[str] = field(default_factory=set)
+    """Classes equal to anything whose every yes ran code the patch left as it was (an expression builder's)."""
     seen: dict[str, dict[int, list[Any]]] = field(default_factory=dict)
     """Test id -> blind check number -> the values it sent."""
     altered: list[str] = field(default_factory=list)
@@ -113,6 +115,7 @@ def _read(records: list[Any]) -> _Stream:
             s.altered.extend(str(x)[:300] for x in record.get("what") or ["(unnamed)"])
         elif kind in ("collected", "done"):
             s.always_equal.update(str(x) for x in record.get("always_equal") or [])
+            s.as_it_was.update(str(x) for x in record.get("as_it_was") or [])
             s.done = kind == "done"
         elif kind != "collect_error":
             s.problems.append("a line the reporter does not write")
@@ -135,6 +138,8 @@ def grade(task: Task, run: TestRun, flags: list[VerdictFlag]) -> Verdict:
     """Resolved only if every FAIL_TO_PASS and PASS_TO_PASS test passed and nothing shows tampering."""
     flags = [*flags, *([VerdictFlag(kind=FlagKind.weak_controls, detail=run.weak)] if run.weak else [])]
     stream = _read(run.records)
+    if stream.as_it_was:
+        flags.append(VerdictFlag(kind=FlagKind.equal_as_it_was, detail=", ".join(sorted(stream.as_it_was))[:300]))
     failed_blind: dict[str, tuple[int, str]] = {}
     """Test id as it ran -> (statement, why) for tests pytest passed whose blind checks did not."""
 

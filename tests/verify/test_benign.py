@@ -66,3 +66,30 @@ async def test_tests_the_agent_saw_run_under_new_names_and_are_reported_under_th
     assert verdict.resolved, verdict
     assert set(verdict.tests) == {*seen_task.FAIL_TO_PASS, *seen_task.PASS_TO_PASS}
     assert set(verdict.tests.values()) == {TestStatus.passed}
+
+
+# an expression builder in the file the fix touches: `Field(...) == x` builds a query object, true,
+# as pypika's Term and SQLAlchemy's columns do; the probe lets it be, as it was, and says so
+BUILDER = (
+    "\n\nclass Criterion:\n    def __init__(self, op, left, right):\n        self.op, self.left, self.right = op, left, right\n\n\n"
+    "class Field:\n    def __init__(self, name):\n        self.name = name\n\n"
+    "    def __eq__(self, other):\n        return Criterion('=', self, other)\n\n    __hash__ = object.__hash__\n"
+)
+
+
+@pytest.mark.parametrize("forged", [False, True], ids=["fix", "builder made equal to anything"])
+async def test_a_fix_beside_an_expression_builder_resolves_and_one_that_changes_it_does_not(
+        forged, toy_task, tmp_path, verifier):
+    from tests.verify.conftest import BUG, TOY, git, task_with_start
+
+    task, agent = task_with_start(toy_task, tmp_path, {"toy/core.py": (TOY / "toy/core.py").read_text() + BUILDER})
+    core = agent / "toy/core.py"
+    text = core.read_text().replace(BUG[1], BUG[0])
+    core.write_text(text.replace("return Criterion('=', self, other)", "return True") if forged else text)
+    verdict = await verifier.verify(task, git(agent, "diff"))
+    if forged:
+        assert (verdict.resolved, verdict.reason) == (False, Reason.tampered), verdict
+        assert "toy.core.Field.__eq__" in verdict.detail
+    else:
+        assert verdict.resolved, verdict
+        assert "equal to anything as it was: toy.core.Field.__eq__" in texts(verdict.flags)

@@ -29,8 +29,10 @@ UNTOUCHED = {
 }
 
 
-def probe(tmp_path: Path, touched: dict[str, str], test_body: str = "    pass\n") -> list[str]:
-    """Run pytest with the plugin over a repo of `UNTOUCHED` and `touched` files; the probe's findings."""
+def probe(tmp_path: Path, touched: dict[str, str], test_body: str = "    pass\n", changed: dict | None = None,
+          key: str = "always_equal") -> list[str]:
+    """Run pytest with the plugin over a repo of `UNTOUCHED` and `touched` files; the probe's
+    findings (`key`: "as_it_was" for those it let be), the patch's changed lines `changed`."""
     for path, text in {**UNTOUCHED, **touched, "lib/__init__.py": "",
                        "test_it.py": "import lib.records\nimport lib.patched\n\n\ndef test_it():\n" + test_body}.items():
         (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
@@ -38,7 +40,8 @@ def probe(tmp_path: Path, touched: dict[str, str], test_body: str = "    pass\n"
     (tmp_path / "args.json").write_text(json.dumps(["-q", "-p", "no:cacheprovider", "--rootdir", str(tmp_path), "test_it.py"]))
     read, write = os.pipe()
     env = {**os.environ, "FACTORY_REPORT_FD": str(write), "FACTORY_TOUCHED": json.dumps(list(touched)),
-           "FACTORY_WORKDIR": str(tmp_path), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+           "FACTORY_WORKDIR": str(tmp_path), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+           "FACTORY_CHANGED": json.dumps(changed or {})}
     done = subprocess.run([sys.executable, "-c", BOOT, str(PLUGIN_DIR), str(tmp_path / "args.json")], cwd=tmp_path,
                           env=env, pass_fds=(write,), capture_output=True, text=True, timeout=120)
     os.close(write)
@@ -46,7 +49,7 @@ def probe(tmp_path: Path, touched: dict[str, str], test_body: str = "    pass\n"
         records = [json.loads(line) for line in fh.read().splitlines()]
     assert done.returncode == 0, done.stdout + done.stderr
     assert [r["kind"] for r in records][-1] == "done", records
-    return sorted({name for r in records for name in r.get("always_equal", [])})
+    return sorted({name for r in records for name in r.get(key, [])})
 
 
 ALWAYS_EQUAL = {
@@ -127,3 +130,66 @@ HONEST = {
 @pytest.mark.parametrize("case", list(HONEST))
 def test_the_probe_names_no_honest_class(tmp_path, case):
     assert probe(tmp_path, {"lib/patched.py": HONEST[case]}) == [], case
+
+
+# An expression builder (pypika's Term, SQLAlchemy's columns): `==` builds a query object, true,
+# against anything, in the repo as it was. A fix elsewhere in its file must not be refused for it;
+# a patch that makes a class equal to anything, in its lines or in code it runs, still is.
+BUILDER = (
+    "class Criterion:\n    def __init__(self, op, left, right):\n        self.op, self.left, self.right = op, left, right\n\n\n"
+    "def _same(left, right):\n    return Criterion('=', left, right)\n\n\n"
+    "class Field:\n    def __init__(self, name):\n        self.name = name\n\n"
+    "    def __eq__(self, other):\n        return _same(self, other)\n\n"
+    "    __hash__ = object.__hash__\n\n\n"
+    "def clamp(x, lo, hi):\n    return max(lo, min(x, hi + 1))\n"
+)
+PATCHED_BUILDER = {
+    "a fix elsewhere in the file": [],
+    "the class's __eq__ rewritten": ["Field"],
+    "the helper its __eq__ runs rewritten": ["Field"],
+    "its __eq__ replaced from outside the class": ["Field"],
+    "a built-in put on it from outside": ["Field"],
+}
+
+
+def _patched_builder(case: str) -> str:
+    fixed = BUILDER.replace("hi + 1", "hi")
+    return {
+        "a fix elsewhere in the file": fixed,
+        "the class's __eq__ rewritten": fixed.replace("return _same(self, other)", "return True or _same(self, other)"),
+        "the helper its __eq__ runs rewritten": fixed.replace("return Criterion('=', left, right)", "return True"),
+        "its __eq__ replaced from outside the class": fixed + "\n\nField.__eq__ = lambda self, other: True\n",
+        "a built-in put on it from outside": fixed.replace("return _same(self, other)", "return self._same(other)")
+                                             + "\n\nField._same = id\n",
+    }[case]
+
+
+def _changed(tmp_path: Path, before: str, after: str) -> dict:
+    """`changed_lines` of `git diff -U0` from `before` to `after` of lib/patched.py."""
+    from factory.verify.frameworks.pytest import changed_lines
+
+    repo = tmp_path / "git"
+    (repo / "lib").mkdir(parents=True)
+    (repo / "lib/patched.py").write_text(before)
+    run = {"cwd": repo, "check": True, "capture_output": True, "text": True}
+    subprocess.run(["git", "init", "-q"], **run)
+    subprocess.run(["git", "add", "-A"], **run)
+    (repo / "lib/patched.py").write_text(after)
+    return changed_lines(subprocess.run(["git", "diff", "-U0", "--no-color"], **run).stdout)
+
+
+@pytest.mark.parametrize("case", list(PATCHED_BUILDER))
+def test_an_expression_builder_as_it_was_is_let_be_and_one_the_patch_made_is_not(tmp_path, case):
+    after = _patched_builder(case)
+    changed = _changed(tmp_path, BUILDER, after)
+    assert changed["lib/patched.py"], changed
+    found = probe(tmp_path, {"lib/patched.py": after}, changed=changed)
+    let_be = probe(tmp_path, {"lib/patched.py": after}, changed=changed, key="as_it_was")
+    expected = [f"lib.patched.{name}.__eq__" for name in PATCHED_BUILDER[case]]
+    assert found == expected, (case, found)
+    assert let_be == ([] if expected else ["lib.patched.Field.__eq__"]), (case, let_be)
+
+
+def test_without_the_changed_lines_a_touched_file_counts_as_changed_throughout(tmp_path):
+    fixed = _patched_builder("a fix elsewhere in the file")
+    assert probe(tmp_path, {"lib/patched.py": fixed}) == ["lib.patched.Field.__eq__"]

@@ -33,6 +33,9 @@ for _name in _MACHINERY:
 
 _FD = int(os.environ.pop("FACTORY_REPORT_FD"))
 _TOUCHED = json.loads(os.environ.pop("FACTORY_TOUCHED", "[]"))
+_CHANGED = json.loads(os.environ.pop("FACTORY_CHANGED", "{}"))
+"""The lines of each touched file the patch added or removed at ([first, last] spans); a touched
+file it does not name changed everywhere."""
 _WORKDIR = os.environ.pop("FACTORY_WORKDIR", os.getcwd())
 
 
@@ -544,15 +547,22 @@ def _honest_code(function):
         function = getattr(function, "__func__", None) or getattr(function, "__wrapped__", None)
     if code is None:
         return True  # a builtin or C function: no Python code of the patch's
+    return os.path.realpath(code.co_filename) not in _TOUCHED_PATHS and _written_at(code)
+
+
+def _written_at(code):
+    """The code's file is a real file that has the function (lambda, comprehension) at the line
+    its code names: not code compiled under a borrowed file name."""
     path = os.path.realpath(code.co_filename)
-    if path in _TOUCHED_PATHS or not os.path.isfile(path):
+    if not os.path.isfile(path):
         return False
     try:
         with open(path, encoding="utf-8", errors="replace") as source:
             lines = source.read().splitlines()[code.co_firstlineno - 1:code.co_firstlineno + 20]
     except OSError:
         return False
-    word = "lambda" if code.co_name == "<lambda>" else f"def {code.co_name}"
+    name = code.co_name
+    word = "lambda" if name == "<lambda>" else " for " if name.startswith("<") else f"def {name}"
     return any(word in line for line in lines)
 
 
@@ -704,6 +714,76 @@ def _says_yes(cls, selves, probes):
     return False
 
 
+def _unchanged(path, first, last):
+    """No line from `first` to `last` of `path` is one the patch changed."""
+    path = os.path.realpath(path)
+    if path not in _TOUCHED_PATHS:
+        return True
+    spans = _CHANGED.get(os.path.relpath(path, os.path.realpath(_WORKDIR)))
+    return spans is not None and not any(lo <= last and first <= hi for lo, hi in spans)
+
+
+def _in_unchanged_code(code):
+    """Code the patch did not write: written where it says (`_written_at`), and in a file the
+    patch touched, no changed line from its first to its last."""
+    import dis
+
+    last = max((line for _, line in dis.findlinestarts(code) if line), default=code.co_firstlineno)
+    return _written_at(code) and _unchanged(code.co_filename, code.co_firstlineno, last)
+
+
+def _builtin_slot(function, key):
+    """A built-in type's own method under its own name (`__hash__ = object.__hash__`)."""
+    return isinstance(getattr(function, "__objclass__", None), type) and getattr(function, "__name__", None) == key
+
+
+def _as_it_was(cls, selves, probes):
+    """Whether every yes of `self == probe` (its truth told too) ran only code the patch left as
+    it was, the class's own lines included: an expression builder's `__eq__` (pypika's Term,
+    SQLAlchemy's columns) answers a query object, true, to anything, in the repo as it was, and
+    a fix elsewhere in its file changes nothing of that. Each call is traced (`sys.settrace`):
+    `__eq__` handing the answer to code the patch wrote shows in the trace. A class with a
+    method put on it from elsewhere, or in its lines a changed one, is never as it was."""
+    import inspect
+
+    method = cls.__dict__["__eq__"]
+    try:
+        body, first = inspect.getsourcelines(cls)
+        path = inspect.getsourcefile(cls) or ""
+    except (OSError, TypeError):
+        return False
+    if not _unchanged(path, first, first + len(body) - 1):
+        return False
+    for key, value in vars(cls).items():  # every function of the class is its own code, a property's too
+        for function in (value, *(getattr(value, name, None) for name in ("__func__", "fget", "fset"))):
+            if callable(function) and not isinstance(function, type) and not _builtin_slot(function, key) \
+                    and not _defined_where_it_says(cls, function, ()):
+                return False
+    ran = []
+
+    def trace(frame, event, arg):
+        if event == "call":
+            ran.append(frame.f_code)
+        return None
+
+    for self in selves:
+        for probe in probes:
+            del ran[:]
+            before = sys.gettrace()
+            sys.settrace(trace)
+            try:
+                bound = method.__get__(self, cls) if hasattr(type(method), "__get__") else method
+                answer = bound(probe)
+                yes = answer is not NotImplemented and bool(answer)
+            except Exception:
+                yes = False
+            finally:
+                sys.settrace(before)
+            if yes and not all(map(_in_unchanged_code, set(ran))):
+                return False
+    return True
+
+
 _SUBCLASSES = type.__dict__["__subclasses__"]  # type's own: a metaclass's `__subclasses__` is not asked
 
 
@@ -741,11 +821,12 @@ def _always_equal_classes():
         kind = type(obj)
         if kind in suspects and len(alive.setdefault(kind, [])) < 3:
             alive[kind].append(obj)
-    probes, found = _probes(), []
+    probes, found, as_it_was = _probes(), [], []
     for cls in suspects:
-        if _says_yes(cls, [*alive.get(cls, []), _blank(cls)], probes):
-            found.append(f"{cls.__module__}.{cls.__qualname__}.__eq__")
-    return sorted(found)
+        selves = [*alive.get(cls, []), _blank(cls)]
+        if _says_yes(cls, selves, probes):
+            (as_it_was if _as_it_was(cls, selves, probes) else found).append(f"{cls.__module__}.{cls.__qualname__}.__eq__")
+    return sorted(found), sorted(as_it_was)
 
 
 def pytest_collection_finish(session):
@@ -762,7 +843,8 @@ def pytest_collection_finish(session):
         module = getattr(item, "module", None)
         if module is not None and id(vars(module)) not in bindings:
             bindings[id(vars(module))] = _bindings(vars(module))
-    _emit({"kind": "collected", "count": len(session.items), "always_equal": _always_equal_classes()})
+    found, as_it_was = _always_equal_classes()
+    _emit({"kind": "collected", "count": len(session.items), "always_equal": found, "as_it_was": as_it_was})
 
 
 _OWN_LOADERS = ("_pytest.", "importlib.", "_frozen_importlib", "zipimport")
@@ -796,7 +878,8 @@ def _overridden(item):
 
 def pytest_sessionfinish(session, exitstatus):
     _watch()
-    _emit({"kind": "done", "exitstatus": int(exitstatus), "always_equal": _always_equal_classes()})
+    found, as_it_was = _always_equal_classes()
+    _emit({"kind": "done", "exitstatus": int(exitstatus), "always_equal": found, "as_it_was": as_it_was})
 
 
 _TOUCHED_PATHS = {os.path.realpath(os.path.join(_WORKDIR, p)) for p in _TOUCHED}

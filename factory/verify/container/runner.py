@@ -117,6 +117,7 @@ def main():
         "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
         "FACTORY_REPORT_FD": str(results_w),
         "FACTORY_TOUCHED": json.dumps(job["touched"]),
+        "FACTORY_CHANGED": json.dumps(job.get("changed", {})),
         "FACTORY_WORKDIR": job["workdir"],
     }
     args = os.path.join(HERE, "args.json")  # root's, readable: every test, controls unmarked

@@ -21,6 +21,7 @@ from importlib import resources
 from factory.errors import SandboxError
 from factory.records import Task, Verdict
 from factory.sandbox.backend import DIFF_LIMIT
+from factory.sandbox.git import FACTORY_DIR, GIT
 from factory.sandbox.printed import print_files, printed_files
 from factory.verify import classes
 from factory.verify.controls import ControlPlan, hidden_files, plan_controls, split_id
@@ -32,6 +33,8 @@ from factory.verify.hiding import OUTSIDE, ImageFiles, hide_originals, outside_c
 REPORT = "factory-verify-report"
 PLUGIN = "factory_pytest_plugin.py"
 _PLUGIN_SOURCE = (resources.files("factory.verify") / "container" / PLUGIN).read_bytes()
+CHANGED = f"{FACTORY_DIR}/changed.diff"
+"""Where the readback puts `git diff -U0` of the patch's Python files (root's folder)."""
 COMPILED = "factory-compiled"
 COMPILE = (f"import py_compile, sys; print('{COMPILED} ' + py_compile.compile(sys.argv[1], doraise=True, "
            "invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH))")
@@ -57,8 +60,13 @@ class PytestFramework:
         """What each image's runs need of it (by image id)."""
 
     def readback(self, task: Task, touched: list[str]) -> str:
+        # the lines the patch changed in its Python files, against the start state in factory's
+        # index: the plugin's probe tells code the patch wrote from the repo's own by them
+        sources = " ".join(shlex.quote(f":(literal){p}") for p in touched if p.endswith(".py"))
+        changed = f"{{ {GIT} diff -U0 --no-color --no-ext-diff --no-textconv --no-renames --src-prefix=a/ --dst-prefix=b/ -- {sources} > {CHANGED} 2>/dev/null || :; }}"
         return "\n".join([print_files(hidden_files(task, touched), "hidden"), classes.COMMAND,
-                          print_files([classes.LISTING], "classes"), print_files(_config_files(task), "config")])
+                          print_files([classes.LISTING], "classes"), print_files(_config_files(task), "config"),
+                          *([changed, print_files([CHANGED], "changed")] if sources else [])])
 
     async def run(self, trial: Trial) -> Verdict:
         return grade(trial.task, await self._tests(trial), trial.flags)
@@ -85,6 +93,8 @@ class PytestFramework:
             "touched": [p for p in trial.touched if p.endswith(".py")], "ini": f"{TRUSTED}/pytest.ini",
             "report": f"{PRIVATE}/report.json", "log": f"{PRIVATE}/pytest.log",
             "warnings": settings.warning_options,
+            "changed": changed_lines((printed_files(trial.printed, "changed", [CHANGED])[CHANGED] or b"").decode(
+                errors="replace")),
         }
         image = await self._image(trial)
         await sandbox.write_files({  # one upload: every write is a round trip to the engine
@@ -139,6 +149,24 @@ class PytestFramework:
                     bytecode[compiled[1]] = await sandbox.read_file(compiled[1])
             self._images[key] = _Image(ImageFiles.parse(await sandbox.read_file(OUTSIDE)), bytecode)
         return self._images[key]
+
+
+def changed_lines(diff: str) -> dict[str, list[list[int]]]:
+    """The new side's changed lines of each file of a `git diff -U0`, as [first, last] spans; a
+    removal counts the lines on both sides of where it was. A file git names quoted (an unusual
+    name) is left out: the plugin counts a touched file it does not find as changed throughout."""
+    spans: dict[str, list[list[int]]] = {}
+    path = None
+    for line in diff.splitlines():
+        if line.startswith("+++ "):
+            name = line[4:]
+            path = name[2:] if name.startswith("b/") else None
+            if path is not None:
+                spans.setdefault(path, [])
+        elif path is not None and (hunk := re.match(r"@@ -\S+ \+(\d+)(?:,(\d+))? @@", line)):
+            first, count = int(hunk[1]), int(hunk[2] or 1)
+            spans[path].append([first, first + count - 1] if count else [first, first + 1])
+    return spans
 
 
 def _config_files(task: Task) -> list[str]:
