@@ -358,6 +358,33 @@ def test_what_may_carry_a_test_source_into_the_binary_is_refused(line):
     # the tests' source is unreadable while they run (frameworks/rust_exec.py): the compiler must not copy it in
     assert isinstance(rust_source(line), Refusal), line
 
+@pytest.mark.parametrize("line", [
+    'include!("../tests/reader.rs");', 'const T: u8 = core::include ! [ r#"../tests/reader.rs"# ];',
+    'include/* a comment */!("../benches/b.rs");', 'r#include!("../tests/reader.rs");',
+    'include!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/reader.rs"));',
+    'include!(concat!(env!("OUT_DIR"), "/../../../../../tests/reader.rs"));', 'include!("/testbed/tests/reader.rs");',
+    'use std::include as grab;', 'macro_rules! call { ($m:ident) => { $m!("../tests/reader.rs") } }',
+    '#[path = "../tests/reader.rs"] mod hidden;', '#[ path\n= r"../tests/reader.rs" ]\nmod hidden;',
+    '#[cfg_attr(all(), path = "../tests/reader.rs")] mod hidden;', '#[path = "..\\x2ftests/reader.rs"] mod hidden;',
+    'mod inner { #[path = "../../tests/reader.rs"] mod hidden; }', '#[path = concat!("../tests", "/reader.rs")] mod hidden;',
+    'macro_rules! m { ($p:literal) => { #[path = $p] mod hidden; } }',
+    'macro_rules! m { () => { #[path = "../x.rs"] mod hidden; } }',  # where it expands is unknown: no climbing
+])
+def test_code_compiled_from_a_test_source_is_refused(line):
+    # include! and #[path] compile the tests' code, and its expected values, into the library
+    judged = rust_source(line)
+    assert isinstance(judged, Refusal) and "may carry a test source into the binary" in judged.why, line
+
+
+@pytest.mark.parametrize("line", [
+    'include!(concat!(env!("OUT_DIR"), "/gen.rs"));', '#[path = "sys/unix.rs"] mod sys;', 'include!("tables.rs");',
+    'mod imp { #[cfg_attr(unix, path = "unix.rs")] mod sys; }', 'fn f(include: bool, p: &Path) { p.join("x"); }',
+    'macro_rules! m { ($p:expr) => { let path = $p.join("x"); } }', 'use std::include_str;',
+])
+def test_code_compiled_from_the_crates_own_files_is_kept(line):
+    # generated code the start state's build script wrote, a platform module in src/: the crate's own code
+    assert rust_source(line) is None, line
+
 
 @pytest.mark.parametrize("line", [
     '#[doc = include_str!("../README.md")]\npub struct Doc;', 'const HELP: &str = include_str!("help.txt");',

@@ -20,7 +20,11 @@ Root compiles the tests and the code under test cannot read them while they run
 (`frameworks/rust_exec.py`), so a kept `.rs` file that adds an `include_str!`/`include_bytes!`
 that may carry a test source into the binary refuses the patch (any path but a literal that
 names no `.rs` file and nothing under `tests/`, `benches/`, `examples/` or outside its crate's
-reach: `#[doc = include_str!("../README.md")]` is kept), as does a renamed one, a `#[link]`
+reach: `#[doc = include_str!("../README.md")]` is kept), as does an `include!` or a
+`#[path = ...]` (a `mod` compiled from that file, in a `cfg_attr` too) that may reach a test
+folder or leave the repo (they compile the tests' code, and its expected values, into the
+library: a `.rs` of the crate's own stays allowed, as does `include!` of what the start state's
+build script wrote to `OUT_DIR`), a renamed one or one a macro names by its argument (`$m!`), a `#[link]`
 that hands the linker a path or a verbatim name (`-l:../../repo/x.ld`: a linker script can carry
 a file into the binary), an assembler `.incbin`/`.include` (`global_asm!`) and a
 `#[debugger_visualizer]`; `link_args` and `link-arg` are refused outright.
@@ -32,8 +36,11 @@ import posixpath
 import re
 import tomllib
 
+import tree_sitter
+
 from factory.records import FlagKind
 from factory.verify.facts import RepoFacts, name_of, parent_of
+from factory.verify.frameworks.copies.treesitter import language, source, walk
 from factory.verify.languages import lockfiles, tomltext
 from factory.verify.languages.base import Judgement, PutBack, Refusal, Rules, under
 from factory.verify.languages.tomltext import MISSING, Key
@@ -46,7 +53,9 @@ SOURCE_KEYS = frozenset({"path", "git", "registry", "registry-index", "package",
 """Keys of a dependency that say where its code comes from, not which version of it."""
 VENDORED = ".cargo-checksum.json"
 """In the folder of every crate `cargo vendor` wrote: cargo checks the crate's files against it."""
-_INCLUDE = re.compile(r"\binclude_(?:str|bytes)\b(?:\s*!\s*[(\[{]\s*(?:(?P<raw>r#*)\"|\")?|\s+as\b)?")
+INCLUDES = frozenset({"include", "include_str", "include_bytes"})
+"""The macros that read a file at compile time: `include!` as Rust code, the others as data."""
+COMMENTS = frozenset({"line_comment", "block_comment"})
 _LINK = re.compile(r"#\s*!?\s*\[\s*link\s*\((?P<args>[^)]*)\)|\blink_args\b|\blink[-_]arg\b")
 _READ_IN = re.compile(r'\.(?:incbin|include)\s+\\?"|\bglobal_asm\b|\basm!\s*[(\[{][^;]*?\bconcat!|\bdebugger_visualizer\b')
 """What else reads a file into the binary: an assembler directive (`.incbin "tests/x.rs"` in an
@@ -77,7 +86,7 @@ class RustRules(Rules):
     def judge(self, path: str, before: bytes | None, after: bytes | None, facts: RepoFacts) -> Judgement:
         if path.endswith(".rs"):
             old, new = ((b or b"").decode(errors="replace") for b in (before, after))
-            carried = sorted(_includes(new, parent_of(path)) - _includes(old, parent_of(path)))
+            carried = sorted(_carried(new, path) - _carried(old, path))
             if carried:
                 return Refusal(f"{path}: may carry a test source into the binary: {', '.join(carried[:3])}")
             linked = sorted(_links(new) - _links(old))
@@ -136,41 +145,129 @@ def _vendored(path: str, files: frozenset[str]) -> bool:
     return any("/".join([*parts[:i], VENDORED]) in files for i in range(1, len(parts) + 1))
 
 
-def _includes(text: str, folder: str) -> set[str]:
-    """The `include_str!`/`include_bytes!` of `text` (a file in `folder`) that may reach a test
-    source: each as written, for the refusal. One whose argument is not a plain string literal
-    (a `concat!`, `file!()`, a macro's `$path`) or that is renamed (`as grab`) may reach anything."""
+def _carried(text: str, path: str) -> set[str]:
+    """What in `text` (the Rust file at `path`) may carry a test source into the binary, each as
+    written: an `include!`/`include_str!`/`include_bytes!` or a `#[path]` (on a `mod`, in a
+    `cfg_attr`, in a macro's body) whose file may be one, a renamed include (`as grab`), a macro
+    named by a macro's argument (`$m!(...)`, which may be an include). Read with the grammar, not a
+    regular expression: comments and whitespace anywhere between the tokens (`include/**/!`) and
+    raw strings are what rustc reads; a file with errors is still walked, token by token."""
+    root = tree_sitter.Parser(language("rust")).parse(text.encode()).root_node
     found = set()
-    for match in _INCLUDE.finditer(text):
-        call = match.group(0).rstrip()
-        if call.endswith('"'):  # a string literal: judged by the path it names
-            hashes = len(match.group("raw")) - 1 if match.group("raw") else None
-            literal = _literal(text, match.end(), hashes)
-            if literal is not None and not _may_be_a_test(posixpath.normpath(posixpath.join(folder or ".", literal)), literal):
-                continue
-        elif not call.endswith(("(", "[", "{", "as")):
-            continue  # the name alone, in a comment or a doc: no call
-        found.add(text[match.start():match.end() + 60].split("\n")[0])
+    for node in walk(root):
+        name = source(node).removeprefix("r#") if node.type in ("identifier", "metavariable") else ""
+        if name not in INCLUDES and name != "path" and node.type != "metavariable":
+            continue
+        while node.parent is not None and node.parent.type == "scoped_identifier":  # std::include!
+            node = node.parent
+        after = _following(node)
+        kinds = [n.type for n in after[:2]]
+        if name in INCLUDES and kinds == ["!", "token_tree"]:
+            carries = not _harmless_include(after[1], parent_of(path), code=name == "include")
+        elif name in INCLUDES:
+            carries = kinds[:1] == ["as"]  # a rename; the bare name (a variable, a plain `use`) reads nothing
+        elif node.type == "metavariable":
+            carries = kinds == ["!", "token_tree"]
+        else:  # `path = ...`: a module's file where an attribute says so
+            carries = kinds[:1] == ["="] and _path_may_reach(node, after[1:2], path)
+        if carries:
+            found.add(source(node) + text.encode()[node.end_byte:node.end_byte + 60].decode(errors="replace").split("\n")[0])
     return found
 
 
-def _literal(text: str, start: int, hashes: int | None) -> str | None:
-    """The string literal's content from `start` (after its opening quote) when it is closed, and
-    followed by its macro's closing delimiter; escapes make it None (a path needs none)."""
-    close = '"' + "#" * (hashes or 0)
-    end = text.find(close, start)
-    if end < 0 or (hashes is None and "\\" in text[start:end]):
+def _following(node: tree_sitter.Node) -> list[tree_sitter.Node]:
+    """The tokens after `node` among its siblings, comments left out."""
+    rest = []
+    while (node := node.next_sibling) is not None:
+        if node.type not in COMMENTS:
+            rest.append(node)
+    return rest
+
+
+def _inside(tree: tree_sitter.Node) -> list[tree_sitter.Node]:
+    """A token tree's tokens, its delimiters and comments left out."""
+    return [n for n in tree.children[1:-1] if n.type not in COMMENTS]
+
+
+def _plain(node: tree_sitter.Node) -> str | None:
+    """The content of a string literal (raw or not) without escapes or a prefix (`b`, `c`), else None."""
+    if node.type not in ("string_literal", "raw_string_literal") or source(node)[:1] not in ('"', "r"):
         return None
-    rest = text[end + len(close):].lstrip()
-    return text[start:end] if rest[:1] in (")", "]", "}") else None
+    parts = [n for n in node.children if n.is_named]
+    return "".join(source(n) for n in parts) if all(n.type == "string_content" for n in parts) else None
 
 
-def _may_be_a_test(path: str, literal: str) -> bool:
-    """A Rust source (any `.rs` may hold `#[cfg(test)]` tests or a planted copy), a file under a
-    test, bench or example folder, an absolute path or one that leaves the repo."""
+def _harmless_include(tree: tree_sitter.Node, folder: str, code: bool) -> bool:
+    """Whether an include's argument is a plain literal naming no test source, or
+    `concat!(env!("OUT_DIR"), "/gen.rs")`: what the start state's build script wrote (the patch
+    adds none, and a package with one is built by the tests' user anyway, `rust_exec.py`). Any
+    other argument (a `concat!` of the crate's folder, a macro's `$p`) may reach anything."""
+    args = _inside(tree)
+    literal = _plain(args[0]) if len(args) == 1 else None
+    if literal is not None:
+        return not _may_be_a_test(_joined([folder], literal), literal, code)
+    if [source(n) for n in args[:2]] == ["concat", "!"] and len(args) == 3 and args[2].type == "token_tree":
+        parts = _inside(args[2])
+        env = [source(n) for n in parts[:2]] + [source(n) for n in _inside(parts[2])] if len(parts) == 5 else []
+        suffix = _plain(parts[4]) if len(parts) == 5 else None
+        return (env == ["env", "!", '"OUT_DIR"'] and source(parts[3]) == "," and suffix is not None
+                and suffix.startswith("/") and ".." not in suffix.split("/"))
+    return False
+
+
+def _path_may_reach(node: tree_sitter.Node, value: list[tree_sitter.Node], path: str) -> bool:
+    """Whether `path = <value>` at `node` may name a test source as a module's file. A module's
+    file is found from the file's folder, then the inline modules around it (`mod a { #[path =
+    "x.rs"] mod x; }` in src/lib.rs is src/a/x.rs; in a non-mod-rs file src/m.rs, src/m/a/x.rs).
+    In an attribute, a value that is no plain literal refuses; elsewhere in a macro's tokens
+    (`let path = ...`) only a literal that names a test source is judged."""
+    literal = _plain(value[0]) if value else None
+    if literal is None:
+        return _in_attribute(node)
+    folder, nest = parent_of(path), _module_nest(node)
+    if nest is None:  # in a macro's body: the modules around its expansion are unknown
+        return ".." in literal.split("/") or _may_be_a_test(_joined([folder], literal), literal, code=True)
+    bases = [[folder, *nest]] + ([[folder, name_of(path).removesuffix(".rs"), *nest]] if nest else [])
+    return any(_may_be_a_test(_joined(base, literal), literal, code=True) for base in bases)
+
+
+def _joined(folders: list[str], literal: str) -> str:
+    return posixpath.normpath(posixpath.join(*[f for f in folders if f] or ["."], literal))
+
+
+def _module_nest(node: tree_sitter.Node) -> list[str] | None:
+    """The names of the inline modules around `node`, outermost first; None inside a macro's tokens."""
+    names = []
+    while (node := node.parent) is not None:
+        if node.type == "token_tree":
+            return None
+        if node.type == "mod_item" and (name := node.child_by_field_name("name")) is not None:
+            names.append(source(name).removeprefix("r#"))
+    return names[::-1]
+
+
+def _in_attribute(node: tree_sitter.Node) -> bool:
+    """Whether `node` is in an attribute: a parsed one, or `#[...]` among a macro's tokens."""
+    while (node := node.parent) is not None:
+        if node.type == "attribute":
+            return True
+        before = node.prev_sibling
+        if node.type == "token_tree" and source(node)[:1] == "[" and before is not None:
+            if before.type == "!":
+                before = before.prev_sibling
+            if before is not None and before.type == "#":
+                return True
+    return False
+
+
+def _may_be_a_test(path: str, literal: str, code: bool = False) -> bool:
+    """A file under a test, bench or example folder, an absolute path or one that leaves the repo;
+    read as data (not `code`), any Rust source too (any `.rs` may hold `#[cfg(test)]` tests or a
+    planted copy, and its text would be the binary's). Compiled as code, the crate's own `.rs` is
+    only what the crate compiles anyway."""
     parts = path.split("/")
-    return (literal.startswith("/") or parts[0] == ".." or path.endswith(".rs") or bool(TEST_SOURCES & set(parts))
-            or not literal or literal.endswith("/"))
+    return (literal.startswith("/") or parts[0] == ".." or (not code and path.endswith(".rs"))
+            or bool(TEST_SOURCES & set(parts)) or not literal or literal.endswith("/"))
 
 
 def _found(pattern: re.Pattern, text: str) -> set[str]:
