@@ -327,7 +327,7 @@ def test_demo_gold_fix_passes_its_blind_checks_and_every_copy_fails(tmp_path, ta
 DEEP_LITERALS = [
     "{}", "{ a: 1 }", "{ a: '1', b: 'two' }", "[]", "[1, 2]", "['x', [1, { y: null }]]", "{ q: 'hello world', x: 'été' }",
     "{ n: -0 }", "{ n: 0 }", "{ n: NaN }", "[undefined]", "{ u: undefined }", "{ 'a b': [] }", "{ a: { b: { c: 1n } } }",
-    "{ a: 1, b: undefined }", "[1, -0]", "{ tag: ['x', 'y', 'z'] }", "{ a: ['1', '2'] }",
+    "{ a: 1, b: undefined }", "[1, -0]", "{ tag: ['x', 'y', 'z'] }", "{ a: ['1', '2'] }", "{ a: 'x' }", "{ a: 'Object' }",
 ]
 DEEP_ACTUALS = [
     *DEEP_LITERALS, "Object.create(null)", "Object.assign(Object.create(null), { a: 1 })", "[1, 2, 3]", "[1, , 2]",
@@ -338,14 +338,25 @@ DEEP_ACTUALS = [
     "({ a: 1n })", "({ a: new Number(1) })", "[[1, { y: null }]]", "new Map([['a', 1]])", "new Date(0)", "'{}'", "null",
     "({ length: 0 })", "(function () { return arguments; })()", "({ a: 1, [Symbol.toStringTag]: 'X' })",
     "({ q: 'hello world', x: '\\u00e9t\\u00e9' })", "({ q: 'hello world', x: 'e\\u0301te\\u0301' })", "Object.freeze({ a: 1 })",
+    # read by running the project's code, as node's deepStrictEqual reads them: getters, a Proxy's traps
+    "Object.defineProperty({}, 'a', { get() { return 1; }, enumerable: true })", "({ get q() { return 'hello world'; }, x: 'été' })",
+    "({ a: 1, get b() { return undefined; } })", "({ get a() { return { get b() { return { c: 1n }; } }; } })",
+    "Object.defineProperty({ a: 1 }, 'b', { get() { throw new Error('never read'); } })",  # not enumerable: node never calls it
+    "Object.defineProperty({}, 'u', { set(v) {}, enumerable: true })", "Object.defineProperty([0, 2], '0', { get() { return 1; }, enumerable: true })",
+    "new (class { get a() { return 1; } })()", "new Proxy({ a: 1 }, {})", "new Proxy([1, 2], {})", "new Proxy({ a: 1 }, { get: () => 'x' })",
+    "new Proxy({ n: 0 }, { get: (t, k) => (k === 'n' ? -0 : t[k]) })", "new Proxy([1], { getPrototypeOf: () => Object.prototype })",
+    "new Proxy({ a: 1, b: 2 }, { ownKeys: () => ['a'] })", "new Proxy(new Date(0), {})",
+    # another prototype than the literal's: node reads nothing more of it
+    "Object.defineProperty(new (class A {})(), 'a', { get() { throw new Error('never read'); }, enumerable: true })",
 ]
-READ_BY_NOBODY = ["new Proxy({ a: 1 }, {})", "Object.defineProperty({}, 'a', { get() { return 1; }, enumerable: true })"]
-"""Values node's deepStrictEqual reads by running their code (a Proxy's traps, a getter): the blind
-check counts them unequal to every literal (docs/verify.md says so)."""
+REFUSED_WHERE_NODE_TAKES = ["Object.defineProperty({ a: 1 }, Symbol.toStringTag, { get() { return 'Object'; } })",
+                            "new Proxy({ a: 'Object' }, { get: () => 'Object' })"]
+"""Values with a Symbol.toStringTag node reads as the plain object's: the blind check counts any tag
+unequal to every literal (the safe side)."""
 
 
 def test_deep_checks_against_object_and_array_literals_agree_with_node(tmp_path, node):
-    actuals = ", ".join(f"() => ({a})" for a in [*DEEP_ACTUALS, *READ_BY_NOBODY])
+    actuals = ", ".join(f"() => ({a})" for a in [*DEEP_ACTUALS, *REFUSED_WHERE_NODE_TAKES])
     literals = ", ".join(f"() => ({lit})" for lit in DEEP_LITERALS)
     (tmp_path / "sender.js").write_text(jsblind.SENDER_SOURCE)
     (tmp_path / "t.js").write_text(f"""'use strict';
@@ -372,11 +383,99 @@ console.log(JSON.stringify(actuals.map((a, j) => {{
         for i, verdict in enumerate(row):
             host = HOWS["deep-strict"](records[f"d{j}"], expected[i])
             if j >= len(DEEP_ACTUALS):
-                assert not host  # read by nobody: unequal, where node may say equal
+                assert not host  # a tag: unequal, where node may say equal
             else:
-                assert host == verdict, ([*DEEP_ACTUALS, *READ_BY_NOBODY][j], DEEP_LITERALS[i], host, verdict)
+                assert host == verdict, ([*DEEP_ACTUALS, *REFUSED_WHERE_NODE_TAKES][j], DEEP_LITERALS[i], host, verdict)
     assert sum(map(sum, verdicts)) >= len(DEEP_LITERALS)
 
+
+GETTERS = {
+    # name: (a fresh result of `parseUrl`, whether the blind check takes it)
+    "right": ("url({ a: '1' })", True),
+    "wrong": ("url({ a: '2' })", False),
+    "nested": ("{ get query() { return { get a() { calls++; return '1'; } }; }, host: 'h' }", True),
+    "hidden-getter": ("Object.defineProperty(url({ a: '1' }), 'href', { get() { calls += 100; return 'x'; } })", True),
+    "proxy": ("new Proxy({ query: { a: '1' }, host: 'h' }, {})", True),
+    "wrong-behind-proxy": ("new Proxy({ query: { a: '1' }, host: 'h' }, { get: (t, k) => (k === 'host' ? 'g' : t[k]) })", False),
+    # wrong on the first read, right after: the check's read is the first, as node's assertion's would be
+    "wrong-then-right": ("changing([{ a: '2' }, { a: '1' }])", False),
+    "right-then-wrong": ("changing([{ a: '1' }, { a: '2' }])", True),
+    # a getter that knows the sender reads it can choose what is judged, never learn what passes
+    "sensing": ("{ get query() { return /at tree \\(/.test(new Error().stack) ? { a: '2' } : { a: '1' }; }, host: 'h' }",
+                False),
+}
+
+
+def test_a_getter_is_read_once_as_node_reads_it_and_a_wrong_value_behind_it_is_refused(tmp_path, node):
+    """A deep check calls each enumerable getter of the value once, as node's deepStrictEqual does, and
+    judges what it returned; a non-enumerable getter is never called; a getter that throws throws into
+    the test, as out of the assertion, and sends nothing. The host takes exactly the values node takes,
+    but where a getter answers the sender otherwise than node."""
+    expected = "{ query: { a: '1' }, host: 'h' }"
+    makers = ", ".join(f"{json.dumps(name)}: () => ({make})" for name, (make, _) in GETTERS.items())
+    (tmp_path / "sender.js").write_text(jsblind.SENDER_SOURCE)
+    (tmp_path / "t.js").write_text(f"""'use strict';
+const assert = require('assert');
+let calls = 0;
+const url = (q) => ({{ get query() {{ calls++; return q; }}, host: 'h' }});
+const changing = (answers) => {{ let n = 0; return {{ get query() {{ return answers[Math.min(n++, 1)]; }}, host: 'h' }}; }};
+const makers = {{ {makers} }};
+const out = {{}};
+for (const [name, make] of Object.entries(makers)) {{
+  let passed = true;
+  try {{ assert.deepStrictEqual(make(), {expected}); }} catch (e) {{ passed = false; }}
+  calls = 0;
+  __factory_seen__(name, make(), 3);
+  out[name] = {{ node: passed, calls }};
+}}
+try {{ __factory_seen__('throws', {{ get query() {{ throw new RangeError('lazy'); }}, host: 'h' }}, 3); }} catch (e) {{ out.throws = e.message; }}
+try {{ assert.deepStrictEqual({{ get query() {{ throw new RangeError('lazy'); }}, host: 'h' }}, {expected}); }} catch (e) {{ out.nodeThrows = e.message; }}
+console.log(JSON.stringify(out));
+""")
+    seen = tmp_path / "seen"
+    done = subprocess.run([node, "--require", str(tmp_path / "sender.js"), str(tmp_path / "t.js")],
+                          env={"FACTORY_BLIND_SEEN": str(seen)}, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out.pop("throws") == out.pop("nodeThrows") == "lazy"
+    from factory.verify.frameworks.jsvalues import structure
+    literal_value = structure(parse("javascript", f"x = {expected};\n").named_children[0].named_children[0].child_by_field_name("right"))
+    names = [*GETTERS, "throws"]
+    blind = jsblind.Blind(checks={name: jsblind.BlindCheck(name, "deep-strict", literal_value) for name in names})
+    judged, why, forged = jsblind.judge(_results({name: TestStatus.passed for name in names}), blind, seen.read_bytes())
+    assert forged is None
+    host = {name: status_of(judged, name)[0] is TestStatus.passed for name in names}
+    assert host == {**{name: takes for name, (_, takes) in GETTERS.items()}, "throws": False}, why
+    assert "0 values" in why["throws"]  # the getter threw out of the check: nothing was sent
+    # node takes the same values, and the sensing getter's too, which answers node otherwise than the sender
+    assert {name: verdict["node"] for name, verdict in out.items()} == {name: host[name] or name == "sensing" for name in GETTERS}
+    # each getter read once by the check; the one that is not enumerable never
+    assert {name: verdict["calls"] for name, verdict in out.items()} == {
+        "right": 1, "wrong": 1, "nested": 1, "hidden-getter": 1, "proxy": 0, "wrong-behind-proxy": 0,
+        "wrong-then-right": 0, "right-then-wrong": 0, "sensing": 0}
+
+
+def _lazy_query(wrong: bool):
+    """The gold fix with parseUrl's `query` computed by an enumerable getter (the red team's
+    `rt-fix-js-lazy-getter`); `wrong` adds a key to what it returns."""
+    def change(work: Path, task) -> None:
+        path = work / "lib/index.js"
+        extra = " Object.assign({ lazy: 1 }, " if wrong else " ("
+        text, n = re.subn(r"^(\s*)query: (.*),$", rf"\1get query() {{ return{extra}\2); }},", path.read_text(), count=1, flags=re.M)
+        assert n == 1
+        path.write_text(text)
+    return change
+
+
+@pytest.mark.docker
+@pytest.mark.parametrize("wrong", [False, True], ids=["right", "wrong"])
+async def test_a_fix_whose_result_has_a_getter_is_judged_by_what_the_getter_returns(tmp_path, wrong):
+    """Under plain mocha the lazy `query` passes (deepStrictEqual calls the getter): so must it under
+    the verifier, and the same getter returning a wrong object must not."""
+    from tests.verify.lang_attacks import Case, Expect
+    from tests.verify.lang_attacks.verdicts import judge
+    await judge(Case(f"lazy-getter-{'wrong' if wrong else 'right'}", "demo-js", Expect.blocked if wrong else Expect.resolves,
+                     _lazy_query(wrong), task=1, gold=True), tmp_path)
 
 def test_no_plan_leaves_the_hidden_tests_expected_values_in_the_files():
     """What `js-reads-expected-at-run-time` reads (`qs.parse('QUERY'), EXPECTED);`, a hidden test's

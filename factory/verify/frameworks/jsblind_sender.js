@@ -7,8 +7,9 @@
 //
 // What it uses is taken now, before the project's code runs, so nothing that code patches later
 // (JSON.stringify, fs.writeSync, Reflect, Number.prototype.toString) changes what is written. It calls
-// no code of the project, with one exception the assertion it replaced made too: a loose check (`==`)
-// of an object calls the object's own conversion, as `==` does. A forger may call this function too,
+// no code of the project but what the assertion it replaced called too: a loose check (`==`) of an
+// object calls the object's own conversion, as `==` does; a deep check calls the getters of enumerable
+// properties and a Proxy's traps, as node's deepStrictEqual does. A forger may call this function too,
 // or write to the file: it can only add values, which fail the test they name (one value per check).
 'use strict';
 
@@ -42,6 +43,7 @@
     types.isWeakMap, types.isWeakSet, types.isModuleNamespaceObject];
   const isArray = Array.isArray;
   const ownKeys = Reflect.ownKeys;
+  const get = Reflect.get;
   const describe = Reflect.getOwnPropertyDescriptor;
   const prototypeOf = Reflect.getPrototypeOf;
   const objectPrototype = Object.prototype;
@@ -97,35 +99,58 @@
   }
 
   // For node's deepStrictEqual against an object or array literal: the value's own properties as
-  // data, read without running its code (a Proxy, an accessor or a built-in with internal slots
-  // is named, not read: the host counts it unequal). JSON written by hand: our own arrays would
-  // reach a patched Array.prototype.toJSON through JSON.stringify.
+  // data, read as node reads them (a built-in with internal slots is named, not read: the host counts
+  // it unequal). JSON written by hand: our own arrays would reach a patched Array.prototype.toJSON
+  // through JSON.stringify.
+  //
+  // Node reads an enumerable accessor by calling its getter, and a Proxy through its traps (its
+  // prototype, its Symbol.toStringTag, its keys and their descriptors, then each enumerable value by
+  // [[Get]]), so a correct result built that way passes under node: this reads them the same way, in
+  // that order, and never calls a non-enumerable getter, which node never reads. A getter that throws
+  // throws out of this call into the test, as it would out of the assertion, and nothing is sent: the
+  // check is missing and the test fails. Running the project's code here opens no forgery: the
+  // assertion is gone (the check is this call), so the value judged is the one read here, once, as
+  // node reads each value once; a getter that answers differently on each call, or that sees it is
+  // read by this sender (its stack says so), can only choose what is judged, and the value that
+  // passes is on the host, where no code of the project reads it.
   function tree(value, depth, budget) {
     if (!isObject(value) || typeof value === 'function') return apply(stringify, undefined, [encode(value)]);
-    if (isProxy(value)) return '{"x":"proxy"}';
-    for (let i = 0; i < exotic.length; i++) if (exotic[i](value)) return '{"x":"built-in"}';
+    for (let i = 0; i < exotic.length; i++) if (exotic[i](value)) return '{"x":"built-in"}'; // never true of a Proxy
     if (depth >= DEPTH || --budget.left < 0) return '{"x":"too deep or large"}';
     const proto = prototypeOf(value);
     const array = isArray(value);
     const kind = proto === objectPrototype && !array ? 'Object' : proto === arrayPrototype && array ? 'Array'
       : proto === null ? 'null' : 'other';
+    // node compares prototypes first: of a value whose prototype is not a literal's it reads nothing more
+    if (kind === 'null' || kind === 'other') return '{"p":"' + kind + '","s":0,"k":[]}';
+    // node compares Object.prototype.toString's tags: a Proxy's comes from its get trap (an object's own
+    // Symbol.toStringTag is counted below). Any tag at all is counted unequal, where node would take
+    // one that reads `Object` or `Array`: refusing is the safe side.
+    let symbols = isProxy(value) && typeof get(value, toStringTag) === 'string' ? 1 : 0;
     const keys = ownKeys(value);
-    let out = '{"p":"' + kind + '","s":';
-    let symbols = 0;
-    let entries = '';
+    const named = { __proto__: null }; // no prototype: a setter the project put on Array.prototype is not met
+    let count = 0;
     for (let i = 0; i < keys.length; i++) {
-      const key = keys[i];
-      const own = describe(value, key);
-      if (typeof key === 'symbol') {
-        if (own.enumerable || key === toStringTag) symbols = 1;
-        continue;
+      const own = describe(value, keys[i]);
+      if (own === undefined) continue; // a Proxy listed a key it does not have: Object.keys skips it too
+      if (typeof keys[i] === 'symbol') {
+        if (own.enumerable || keys[i] === toStringTag) symbols = 1;
+      } else {
+        named[count++] = own;
+        named[count++] = keys[i];
       }
-      const data = hasOwnData(own);
-      entries += (entries ? ',' : '') + '[' + apply(stringify, undefined, [key]) + ',' + (own.enumerable ? 1 : 0) + ',' +
-        (data ? tree(own.value, depth + 1, budget) : 'null') + ']';
+    }
+    // every key and whether it is enumerable is known before any getter runs, as node takes them
+    let entries = '';
+    for (let i = 0; i < count; i += 2) {
+      const own = named[i];
+      const key = named[i + 1];
+      const read = own.enumerable ? tree(get(value, key), depth + 1, budget)
+        : hasOwnData(own) ? tree(own.value, depth + 1, budget) : 'null'; // node reads no non-enumerable but an array's length
+      entries += (entries ? ',' : '') + '[' + apply(stringify, undefined, [key]) + ',' + (own.enumerable ? 1 : 0) + ',' + read + ']';
       if (budget.left < 0) return '{"x":"too deep or large"}';
     }
-    return out + symbols + ',"k":[' + entries + ']}';
+    return '{"p":"' + kind + '","s":' + symbols + ',"k":[' + entries + ']}';
   }
 
   const hasOwnData = (descriptor) => apply(hasOwn, descriptor, ['value']);

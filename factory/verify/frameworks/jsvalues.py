@@ -257,8 +257,10 @@ def loose_equal(a: JsValue, b: JsValue) -> bool:
 @dataclass(frozen=True)
 class Tree:
     """An object as the sender read it for a deep check: its prototype (`Object`, `Array`, `null`,
-    `other`), whether it has an enumerable own symbol (or its own Symbol.toStringTag), and each own
-    string key -> (enumerable, its value; None for an accessor, which the sender does not call)."""
+    `other`), whether it has an enumerable own symbol (or its own Symbol.toStringTag, or a Proxy's
+    tag), and each own string key -> (enumerable, its value: an enumerable accessor's is what its
+    getter returned, as node's deepStrictEqual reads it; None for a non-enumerable accessor, which
+    node never reads and so neither does the sender)."""
 
     proto: str
     symbols: bool
@@ -270,7 +272,7 @@ def _tree(node: object) -> JsValue | None:
         return sent(node)
     if not isinstance(node, dict):
         return None
-    if "x" in node:  # a Proxy, a built-in, past the sender's depth: read by no one, equal to nothing
+    if "x" in node:  # a built-in, past the sender's depth: read by no one, equal to nothing
         return JsValue("object")
     keys: dict[str, tuple[bool, JsValue | None]] = {}
     for key, enumerable, value in node.get("k", []):
