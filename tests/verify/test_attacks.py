@@ -205,3 +205,42 @@ async def test_the_probe_decides_on_a_disguised_always_equal_object(make_patch, 
     verdict = await verifier.verify(toy_task, patch)
     assert (verdict.resolved, verdict.reason, verdict.decided_by) == (False, Reason.tampered, Check.tamper_probe)
     assert "builtins.int.__eq__" in verdict.detail
+
+
+# A regression hidden behind a pipe put over the plugin's report fd: a thread forwards every record,
+# sequence numbers kept, with one broken PASS_TO_PASS test's failure turned into a pass. Nothing of
+# Python is rebound; the plugin sees its fd moved and ends the run without a verdict.
+FD_PROXY = r'''
+import json, os, sys, threading
+
+
+def _proxy():
+    plugin = sys.modules.get("factory_pytest_plugin")
+    if plugin is None:
+        return
+    real = os.dup(plugin._FD)
+    read, write = os.pipe()
+    os.dup2(write, plugin._FD)
+
+    def pump():
+        for line in os.fdopen(read, "rb"):
+            record = json.loads(line)
+            if record.get("nodeid", "").endswith("::test_parse_pair_strips") and record.get("outcome") == "failed":
+                record.update(outcome="passed", line=None)
+                line = json.dumps(record, sort_keys=True).encode() + b"\n"
+            os.write(real, line)
+
+    threading.Thread(target=pump, daemon=True).start()
+
+
+_proxy()
+'''
+
+
+async def test_a_pipe_put_over_the_report_fd_ends_the_run_without_a_verdict(make_patch, toy_task, verifier):
+    fixed_but_unstripped = CORE_TEXT.replace("hi + 1", "hi").replace("return key.strip(), value.strip()",
+                                                                      "return key, value.strip()")
+    honest = await verifier.verify(toy_task, make_patch({CORE: fixed_but_unstripped}))
+    assert honest.reason is Reason.tests_failed and "test_parse_pair_strips" in honest.detail, honest
+    proxied = await verifier.verify(toy_task, make_patch({CORE: FD_PROXY + "\n" + fixed_but_unstripped}))
+    assert (proxied.resolved, proxied.reason) == (False, Reason.no_report), proxied
