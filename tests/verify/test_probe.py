@@ -149,6 +149,12 @@ PATCHED_BUILDER = {
     "the helper its __eq__ runs rewritten": ["Field"],
     "its __eq__ replaced from outside the class": ["Field"],
     "a built-in put on it from outside": ["Field"],
+    # a red-team helper's (2026-12-03) ways past the first cut of the excuse
+    "an unchanged module function put on it": ["Field"],
+    "a class defined again under its name": ["Field"],
+    "a C partial tagged __wrapped__ put on it": ["Field"],
+    "the helper its __eq__ runs rebound to a library function": ["Field"],
+    "code compiled under its own file at an unchanged def": ["Field"],
 }
 
 
@@ -161,6 +167,15 @@ def _patched_builder(case: str) -> str:
         "its __eq__ replaced from outside the class": fixed + "\n\nField.__eq__ = lambda self, other: True\n",
         "a built-in put on it from outside": fixed.replace("return _same(self, other)", "return self._same(other)")
                                              + "\n\nField._same = id\n",
+        "an unchanged module function put on it": fixed + "\n\nField.__eq__ = _same\n",
+        "a class defined again under its name": fixed + "\n\nclass Field:\n    __eq__ = _same\n    __hash__ = object.__hash__\n",
+        "a C partial tagged __wrapped__ put on it": "import functools, operator\n" + fixed
+        + "\n\n_yes = functools.partial(operator.is_not, None)\n_yes.__wrapped__ = clamp\nField.__eq__ = _yes\n",
+        "the helper its __eq__ runs rebound to a library function": "import typing\n" + fixed + "\n\n_same = typing.cast\n",
+        "code compiled under its own file at an unchanged def": fixed + (
+            "\n\n_lines = open(__file__).read().splitlines()\n_at = next(i for i, l in enumerate(_lines) if 'def __eq__' in l)\n"
+            "_ns = {}\nexec(compile('\\n' * _at + 'def __eq__(self, other):\\n    return True\\n', __file__, 'exec'), _ns)\n"
+            "Field.__eq__ = _ns['__eq__']\n"),
     }[case]
 
 
@@ -193,3 +208,15 @@ def test_an_expression_builder_as_it_was_is_let_be_and_one_the_patch_made_is_not
 def test_without_the_changed_lines_a_touched_file_counts_as_changed_throughout(tmp_path):
     fixed = _patched_builder("a fix elsewhere in the file")
     assert probe(tmp_path, {"lib/patched.py": fixed}) == ["lib.patched.Field.__eq__"]
+
+
+def test_an_answer_made_true_from_outside_is_not_as_it_was(tmp_path):
+    # SQLAlchemy's clauses refuse `bool()`: such a builder is equal to nothing at the start state
+    strict = BUILDER.replace("        self.op, self.left, self.right = op, left, right\n",
+                             "        self.op, self.left, self.right = op, left, right\n\n"
+                             "    def __bool__(self):\n        raise TypeError('use & and |')\n")
+    fixed = strict.replace("hi + 1", "hi")
+    assert probe(tmp_path, {"lib/patched.py": fixed}, changed=_changed(tmp_path / "a", strict, fixed)) == []
+    forged = fixed + "\n\ndel Criterion.__bool__\n"
+    changed = _changed(tmp_path / "b", strict, forged)
+    assert probe(tmp_path, {"lib/patched.py": forged}, changed=changed) == ["lib.patched.Field.__eq__"]

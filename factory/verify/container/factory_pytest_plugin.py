@@ -740,42 +740,159 @@ def _unchanged(path, first, last):
     return spans is not None and not any(lo <= last and first <= hi for lo, hi in spans)
 
 
-def _in_unchanged_code(code):
-    """Code the patch did not write: written where it says (`_written_at`), and in a file the
-    patch touched, no changed line from its first to its last."""
+_SOURCES = {}
+
+
+def _source(path):
+    """A file as written: its syntax tree and the code objects it compiles to, by (name, first
+    line); (None, {}) when it cannot be read. Only for the rare class `_as_it_was` looks at."""
+    if path not in _SOURCES:
+        import ast
+
+        _SOURCES[path] = (None, {})
+        try:
+            with open(path, "rb") as fh:
+                text = fh.read()
+            tree, codes, stack = ast.parse(text, path), {}, [compile(text, path, "exec", dont_inherit=True)]
+        except Exception:
+            return _SOURCES[path]
+        while stack:
+            code = stack.pop()
+            codes[(code.co_name, code.co_firstlineno)] = code
+            stack.extend(c for c in code.co_consts if type(c) is type(code))
+        _SOURCES[path] = (tree, codes)
+    return _SOURCES[path]
+
+
+_PLAIN_CONSTANTS = (type(None), type(Ellipsis), bool, int, float, complex, str, bytes)
+
+
+def _same_constant(live, compiled):
+    """Constants compared by exact type first, so no `__eq__` of the code under test answers."""
+    if type(live) is not type(compiled):
+        return False
+    if type(live) is type(_same_constant.__code__):
+        return _same_code(live, compiled)
+    if type(live) in (tuple, frozenset):
+        ordered = (lambda c: c) if type(live) is tuple else (lambda c: sorted(c, key=repr))
+        return len(live) == len(compiled) and all(map(_same_constant, ordered(live), ordered(compiled)))
+    return type(live) in _PLAIN_CONSTANTS and live == compiled
+
+
+_CODE_FIELDS = ("co_code", "co_names", "co_varnames", "co_freevars", "co_cellvars", "co_argcount",
+                "co_kwonlyargcount", "co_flags", "co_name", "co_firstlineno")
+
+
+def _same_code(live, compiled):
+    return all(type(getattr(live, f)) is type(getattr(compiled, f)) and getattr(live, f) == getattr(compiled, f)
+               for f in _CODE_FIELDS) and _same_constant(live.co_consts, compiled.co_consts)
+
+
+def _as_written(code):
+    """The code is what its file compiles to at its line, and no line of it is one the patch
+    changed: not code compiled under a borrowed file name and line (`compile(src, file)`)."""
+    compiled = _source(code.co_filename)[1].get((code.co_name, code.co_firstlineno))
+    if compiled is None or not _same_code(code, compiled):
+        return False
     import dis
 
     last = max((line for _, line in dis.findlinestarts(code) if line), default=code.co_firstlineno)
-    return _written_at(code) and _unchanged(code.co_filename, code.co_firstlineno, last)
+    return _unchanged(code.co_filename, code.co_firstlineno, last)
 
 
-def _builtin_slot(function, key):
-    """A built-in type's own method under its own name (`__hash__ = object.__hash__`)."""
-    return isinstance(getattr(function, "__objclass__", None), type) and getattr(function, "__name__", None) == key
+_IMPLICIT = {"__module__", "__qualname__", "__doc__", "__dict__", "__weakref__", "__firstlineno__",
+             "__static_attributes__", "__annotations__", "__annotate__", "__annotate_func__", "__classcell__"}
+"""Names the interpreter puts in a class's namespace that its body does not bind."""
+
+
+def _class_node(cls, tree):
+    """The one `class` statement of `tree` at `cls.__qualname__`'s place, or None (none, or two:
+    a class the patch defined again under an old name is not the one found first)."""
+    nodes = [tree]
+    for part in cls.__qualname__.split("."):
+        nodes = [n for node in nodes for n in getattr(node, "body", ()) if getattr(n, "name", None) == part]
+    found = [n for n in nodes if type(n).__name__ == "ClassDef"]
+    return found[0] if len(found) == 1 and len(nodes) == 1 else None
+
+
+def _class_as_written(cls):
+    """A class is its `class` statement as the file has it, untouched by the patch: none of its
+    lines changed, no decorator, its namespace exactly the names its body binds (nothing put on it
+    or taken off it from outside), each function in it the body's own code, and every other
+    callable there a built-in type's own method under its own name (`__hash__ = object.__hash__`)."""
+    import ast
+
+    module = sys.modules.get(getattr(cls, "__module__", None) or "")
+    path, found = getattr(module, "__file__", None), module
+    for part in (getattr(cls, "__qualname__", "") or "").split("."):
+        found = getattr(found, part, None)
+    if not path or found is not cls:
+        return False
+    node = _class_node(cls, _source(path)[0]) if _source(path)[0] is not None else None
+    if node is None or node.decorator_list or getattr(node, "end_lineno", None) is None \
+            or not _unchanged(path, node.lineno, node.end_lineno):
+        return False
+    bound = set()
+    for statement in node.body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(statement.name)
+        elif isinstance(statement, ast.Assign) and all(isinstance(t, ast.Name) for t in statement.targets):
+            bound.update(t.id for t in statement.targets)
+        elif isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
+            bound.update([statement.target.id] if statement.value is not None else [])
+        elif not isinstance(statement, (ast.Expr, ast.Pass)):
+            return False  # a body that does more than bind names: not read here
+    names = set(vars(cls)) - _IMPLICIT - ({"__hash__"} if vars(cls).get("__hash__", 0) is None else set())
+    if names != bound:
+        return False
+    for key, value in vars(cls).items():
+        wrapped = isinstance(value, (staticmethod, classmethod, property))
+        for function in [getattr(value, n, None) for n in ("__func__", "fget", "fset", "fdel")] if wrapped else [value]:
+            if type(function) is type(_class_as_written):  # the body's own: its code, within its lines
+                if not (_as_written(function.__code__) and node.lineno <= function.__code__.co_firstlineno <= node.end_lineno):
+                    return False
+            elif function is not None and callable(function) and not isinstance(function, type) \
+                    and not (isinstance(getattr(function, "__objclass__", None), type) and function.__name__ == key):
+                return False
+    return True
+
+
+def _changed_globals(path):
+    """Module-level names of `path` bound by a statement the patch changed, or None when a
+    changed module-level statement does more than bind names (`Field.__eq__ = ...`, `setattr`)."""
+    import ast
+
+    tree, names = _source(path)[0], set()
+    for statement in getattr(tree, "body", ()):
+        if _unchanged(path, statement.lineno, getattr(statement, "end_lineno", statement.lineno)):
+            continue
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(statement.name)
+        elif isinstance(statement, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in statement.names)
+        elif isinstance(statement, ast.Assign) and all(isinstance(t, ast.Name) for t in statement.targets):
+            names.update(t.id for t in statement.targets)
+        elif isinstance(statement, (ast.AugAssign, ast.AnnAssign)) and isinstance(statement.target, ast.Name):
+            names.add(statement.target.id)
+        else:
+            return None
+    return names
 
 
 def _as_it_was(cls, selves, probes):
-    """Whether every yes of `self == probe` (its truth told too) ran only code the patch left as
-    it was, the class's own lines included: an expression builder's `__eq__` (pypika's Term,
-    SQLAlchemy's columns) answers a query object, true, to anything, in the repo as it was, and
-    a fix elsewhere in its file changes nothing of that. Each call is traced (`sys.settrace`):
-    `__eq__` handing the answer to code the patch wrote shows in the trace. A class with a
-    method put on it from elsewhere, or in its lines a changed one, is never as it was."""
-    import inspect
+    """Whether `cls` is equal to anything as the repo had it, not by the patch's doing: an
+    expression builder's `__eq__` (pypika's Term, peewee's and SQLAlchemy's columns) answers a
+    query object, true, to anything, and a fix elsewhere in its file changes nothing of that.
 
+    Each yes must hold for an instance made without `__init__` (its class's code says yes, not
+    data the patch put in a live one), and run, under `sys.settrace` with its answer's truth told,
+    only code its file compiles to at its line, no line of it changed, reading no module-level
+    name a changed statement bound; the class and its answer's class (and their bases in touched
+    files) must be their `class` statements as written (`_class_as_written`). Anything else,
+    `tampered` as before. Python 3.8+ (end lines); older interpreters excuse nothing."""
     method = cls.__dict__["__eq__"]
-    try:
-        body, first = inspect.getsourcelines(cls)
-        path = inspect.getsourcefile(cls) or ""
-    except (OSError, TypeError):
+    if type(method) is not type(_as_it_was) or not _says_yes(cls, [_blank(cls)], probes):
         return False
-    if not _unchanged(path, first, first + len(body) - 1):
-        return False
-    for key, value in vars(cls).items():  # every function of the class is its own code, a property's too
-        for function in (value, *(getattr(value, name, None) for name in ("__func__", "fget", "fset"))):
-            if callable(function) and not isinstance(function, type) and not _builtin_slot(function, key) \
-                    and not _defined_where_it_says(cls, function, ()):
-                return False
     ran = []
 
     def trace(frame, event, arg):
@@ -783,20 +900,46 @@ def _as_it_was(cls, selves, probes):
             ran.append(frame.f_code)
         return None
 
+    answers = set()
     for self in selves:
         for probe in probes:
             del ran[:]
             before = sys.gettrace()
             sys.settrace(trace)
             try:
-                bound = method.__get__(self, cls) if hasattr(type(method), "__get__") else method
-                answer = bound(probe)
+                answer = method.__get__(self, cls)(probe)
                 yes = answer is not NotImplemented and bool(answer)
             except Exception:
                 yes = False
             finally:
                 sys.settrace(before)
-            if yes and not all(map(_in_unchanged_code, set(ran))):
+            if yes:
+                answers.add(type(answer))
+                if not all(map(_as_written, set(ran))):
+                    return False
+                for code in set(ran):
+                    changed = _changed_globals(code.co_filename) if os.path.realpath(code.co_filename) in _TOUCHED_PATHS else set()
+                    if changed is None or changed & set(code.co_names):
+                        return False
+    if not (_in_touched_file(cls) and _class_as_written(cls)):
+        return False  # the excuse is for a class of a touched file; any other suspect was made so
+    others = {k for c in [cls, *answers] for k in c.__mro__ if k.__flags__ & _HEAP_TYPE}
+    return all(_class_as_written(k) if _in_touched_file(k) else _functions_as_written(k) for k in others)
+
+
+def _in_touched_file(cls):
+    return os.path.realpath(getattr(sys.modules.get(cls.__module__), "__file__", "") or "") in _TOUCHED_PATHS
+
+
+def _functions_as_written(cls):
+    """A class of a file the patch left alone (a library's) holds, for each function, code its
+    own module's file compiles to: nothing put on it from elsewhere (a C callable, a borrowed
+    compile). What was taken off it is not seen here."""
+    source = getattr(sys.modules.get(cls.__module__), "__file__", None)
+    for value in vars(cls).values():
+        for function in (value, *(getattr(value, n, None) for n in ("__func__", "fget", "fset", "fdel"))):
+            if type(function) is type(_functions_as_written) and (
+                    function.__code__.co_filename != source or not _as_written(function.__code__)):
                 return False
     return True
 
