@@ -98,7 +98,7 @@ async def test_a_patch_that_breaks_the_build_is_a_failure_not_a_forgery(tmp_path
     assert not verdict.resolved and verdict.reason in (Reason.tests_failed, Reason.no_report), verdict
 
 
-@pytest.mark.parametrize("taskset", ["demo-go", "demo-rust", "demo-java", "demo-js"])
+@pytest.mark.parametrize("taskset", ["demo-go", "demo-rust", "demo-java", "demo-js", "demo-jest"])
 async def test_the_gold_fix_resolves_beside_a_canary_named_like_the_tasks_tests(taskset):
     task, _ = first_task(taskset)
     verdict = await DockerVerifier(VerifierConfig(timeout=300)).verify(task, task.gold_patch)
@@ -112,3 +112,11 @@ def test_a_canary_name_is_drawn_from_the_words_of_the_tasks_tests():
     vocabulary = set(words([*task.FAIL_TO_PASS, *task.PASS_TO_PASS]))
     assert set(names["SNAKE"].split("_")) <= vocabulary and names["CAMEL"] == names["SNAKE"].title().replace("_", "")
     assert names["SNAKE"] != names["SNAKE2"] and "factory" not in names["SNAKE"]
+
+
+def test_the_go_canary_s_failure_line_is_drawn_among_the_shapes_go_tests_print():
+    task, _ = first_task("demo-go")
+    lines = {dict(part.split("=", 1) for part in canary_names(task, random.Random(seed)).split("; "))["ERRORF"]
+             for seed in range(40)}
+    assert len({line.split("(", 1)[1].split('"')[1] for line in lines}) >= 3, lines  # formats, not just words
+    assert all("got" in line and "want" in line for line in lines), lines
