@@ -120,3 +120,16 @@ def test_the_go_canary_s_failure_line_is_drawn_among_the_shapes_go_tests_print()
              for seed in range(40)}
     assert len({line.split("(", 1)[1].split('"')[1] for line in lines}) >= 3, lines  # formats, not just words
     assert all("got" in line and "want" in line for line in lines), lines
+
+
+def test_a_canary_is_never_named_like_one_of_the_task_s_tests():
+    # a held-back Go task: `GroupSum` was drawn once in ~300, and the Go canary `TestGroupSum`, planted
+    # in another package, was read as the real TestGroupSum failing (a CI run refused a correct fix)
+    from factory.tasks import load_taskset
+
+    folder = Path(__file__).parents[1] / "fixtures/lang-heldout/go"
+    for task in load_taskset(str(folder), skip_invalid=False).tasks:
+        names = {test.split("/")[0] for test in [*task.FAIL_TO_PASS, *task.PASS_TO_PASS]}
+        for seed in range(400):
+            drawn = dict(part.split("=", 1) for part in canary_names(task, random.Random(seed)).split("; "))
+            assert "Test" + drawn["CAMEL"] not in names, (task.instance_id, seed, drawn["CAMEL"])

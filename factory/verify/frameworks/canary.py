@@ -52,8 +52,11 @@ def canary_names(task: Task, rng: random.Random) -> str:
     not as a planted failure: WORD's length is asserted to be WRONG, in Go by ERRORF."""
     vocabulary = [w for w in words([*task.FAIL_TO_PASS, *task.PASS_TO_PASS]) if w not in ("test", "tests")]
     ids = [*task.FAIL_TO_PASS, *task.PASS_TO_PASS]
-    taken = {*(w for test in ids for w in words([test])), *("_".join(words([part])) for test in ids
-                                                            for part in test.replace("::", "/").split("/"))}
+    # a test's name, with its language's `test` word or without: the canary is `Test` + CAMEL in
+    # Go, and one named like a real test is read as that test (a Go report names tests, not packages)
+    parts = [words([part]) for test in ids for part in test.replace("::", "/").split("/")]
+    taken = {*(w for test in ids for w in words([test])), *("_".join(ws) for ws in parts),
+             *("_".join(w for w in ws if w not in ("test", "tests")) for ws in parts)}
     first = draw_name(vocabulary, lambda ws: "_".join(ws), taken, rng)
     second = draw_name(vocabulary, lambda ws: "_".join(ws), taken, rng)
     word = rng.choice(first.split("_"))
