@@ -116,7 +116,11 @@ async def _first(image: str, config: SandboxConfig, preparation: Preparation, cr
     found = None
     try:
         sandbox = await _prepared(image, config, preparation, create)
-        found = await _commit(sandbox, run_id, key)
+        try:
+            found = await _commit(sandbox, run_id, key)
+        except BaseException:  # cancelled while committing (a run interrupted): the container goes too
+            await sandbox.close()
+            raise
         return sandbox
     finally:  # however it ends (a failure, a cancel), those waiting go on
         future.set_result(found)
