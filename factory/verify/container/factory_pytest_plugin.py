@@ -673,12 +673,17 @@ def _defined_where_it_says(cls, method, touched):
     class is found by its module and qualified name, and the method's code is in that module's
     file. Such code is the repo or its environment as it was; anything else (a class in a file
     the patch touched, a renamed `__module__`, a method put on a class from elsewhere) is probed."""
+    source = _found_at_its_name(cls)
+    return bool(source) and source not in touched and _code_file(method) == source
+
+
+def _found_at_its_name(cls):
+    """The file of `cls`'s module when the class is found there by its qualified name, else ''."""
     module = sys.modules.get(getattr(cls, "__module__", None) or "")
     found = module
     for part in (getattr(cls, "__qualname__", "") or "").split("."):
         found = getattr(found, part, None)
-    source = getattr(module, "__file__", None) or ""
-    return found is cls and bool(source) and source not in touched and _code_file(method) == source
+    return (getattr(module, "__file__", None) or "") if found is cls else ""
 
 
 def _probes():
@@ -822,11 +827,8 @@ def _class_as_written(cls):
     callable there a built-in type's own method under its own name (`__hash__ = object.__hash__`)."""
     import ast
 
-    module = sys.modules.get(getattr(cls, "__module__", None) or "")
-    path, found = getattr(module, "__file__", None), module
-    for part in (getattr(cls, "__qualname__", "") or "").split("."):
-        found = getattr(found, part, None)
-    if not path or found is not cls:
+    path = _found_at_its_name(cls)
+    if not path:
         return False
     node = _class_node(cls, _source(path)[0]) if _source(path)[0] is not None else None
     if node is None or node.decorator_list or getattr(node, "end_lineno", None) is None \
